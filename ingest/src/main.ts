@@ -69,6 +69,14 @@ export async function startIngest(
   // ingest's lease lapsed (endLapsed below): one place, so both send the same, once.
   const broadcastEnded = (broadcast: Pick<HeldBroadcast, 'liveStreamId' | 'videoId'>) =>
     notify('live_stream.idle', broadcast);
+  // SRT callers are republished into the RTMP server below (srt-ingest.ts), and started there.
+  const srt = new SrtIngest({
+    host: config.INGEST_HOST,
+    port: config.INGEST_SRT_PORT,
+    mayPublish: (key) => isPublishableKey(db, key),
+    rtmpUrlOf: (key) => `rtmp://${reachableHost(config.INGEST_HOST)}:${config.INGEST_RTMP_PORT}/${publishApp}/${key}`,
+    logger,
+  });
   const sessions = new PublishSessions({
     admit: (key) => admitPublisher(db, key, config.INGEST_LEASE_MS),
     mayResume: async (key, liveStreamId) => {
@@ -87,6 +95,8 @@ export async function startIngest(
       if (ended) broadcastEnded(broadcast);
     },
     dropped: (broadcast) => notify('live_stream.disconnected', broadcast),
+    // An SRT caller's media began at its admission, its republisher's publish seconds later.
+    publisherStartedAtMs: (key) => srt.admittedAtMs(key),
     backlogBytes: config.INGEST_BACKLOG_BYTES,
     libraryBroadcasts: nmsContext.broadcasts,
     logger,
@@ -107,13 +117,6 @@ export async function startIngest(
       }
     },
     intervalMs: config.INGEST_KEY_CHECK_MS,
-    logger,
-  });
-  const srt = new SrtIngest({
-    host: config.INGEST_HOST,
-    port: config.INGEST_SRT_PORT,
-    mayPublish: (key) => isPublishableKey(db, key),
-    rtmpUrlOf: (key) => `rtmp://${reachableHost(config.INGEST_HOST)}:${config.INGEST_RTMP_PORT}/${publishApp}/${key}`,
     logger,
   });
   await srt.start();

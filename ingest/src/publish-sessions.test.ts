@@ -48,7 +48,7 @@ const accepted = (key: string): PublishDecision => ({
   video: { id: `vid_${key}` } as Video,
 });
 
-function gate(decide: (key: string) => PublishDecision) {
+function gate(decide: (key: string) => PublishDecision, publisherStartedAtMs?: (key: string) => number | undefined) {
   const started: HeldBroadcast[] = [];
   const finished: HeldBroadcast[] = [];
   const dropped: HeldBroadcast[] = [];
@@ -59,6 +59,7 @@ function gate(decide: (key: string) => PublishDecision) {
     started: async (broadcast) => void started.push(broadcast),
     finished: async (broadcast) => void finished.push(broadcast),
     dropped: (broadcast) => void dropped.push(broadcast),
+    ...(publisherStartedAtMs ? { publisherStartedAtMs } : {}),
     backlogBytes: 1024,
     libraryBroadcasts,
     logger: createLogger('ingest-test', 'silent'),
@@ -182,6 +183,19 @@ describe('publish sessions', () => {
     sessions.onDonePublish(publisher.session);
     await settled();
     assert.equal(finished.length, 1);
+  });
+});
+
+describe('an SRT caller republished into RTMP', () => {
+  it('dates a republished SRT caller from its admission, not from its publish seconds later', async () => {
+    const admittedAt = Date.now() - 6_000;
+    const { sessions, started } = gate(accepted, (key) => (key === 'sk_srt' ? admittedAt : undefined));
+    sessions.onPrePublish(fakeSession('sk_srt').session);
+    const publishedAt = Date.now();
+    sessions.onPrePublish(fakeSession('sk_rtmp').session);
+    await settled();
+    assert.equal(started.find((b) => b.key === 'sk_srt')?.startedAtMs, admittedAt);
+    assert.ok(started.find((b) => b.key === 'sk_rtmp')!.startedAtMs >= publishedAt, 'an RTMP publisher: its publish');
   });
 });
 

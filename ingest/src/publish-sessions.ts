@@ -48,6 +48,12 @@ export interface PublishSessionsDeps {
   finished: (broadcast: HeldBroadcast) => Promise<void>;
   /** The publisher's connection ended while its broadcast is held: its reconnect window opens now. */
   dropped: (broadcast: HeldBroadcast) => void;
+  /**
+   * When the publisher of `key` began, where ingest knows it before its RTMP publish: an SRT caller
+   * admitted (srt-ingest.ts) is republished only once its stream has been probed, seconds after its
+   * media began. Undefined: the publish is its start.
+   */
+  publisherStartedAtMs?: (key: string) => number | undefined;
   /** How much of a broadcast is kept from its start for its encoder (broadcast-backlog.ts). */
   backlogBytes: number;
   /**
@@ -227,7 +233,7 @@ export class PublishSessions {
       sessionId: session.id,
       playToken: randomBase62(32),
       key,
-      startedAtMs: publishedAtMs,
+      startedAtMs: this.deps.publisherStartedAtMs?.(key) ?? publishedAtMs,
     };
     // The library's grace for a dropped publisher is the stream's own reconnect window.
     session.broadcast.publishGraceMs = decision.stream.reconnect_window_seconds * 1000;

@@ -20,6 +20,11 @@ const handshakeDeadlineMs = 10_000;
 const refusedMemoryMs = 10_000;
 /** Callers handshaking at once: each costs an ffmpeg until its key is checked. */
 const maxHandshaking = 16;
+/**
+ * An admitted caller's start is kept this long for its republisher's RTMP publish to take
+ * (admittedAtMs): its listener and republisher probe the stream first, about 6 s in all.
+ */
+const admissionMemoryMs = 30_000;
 
 export interface SrtIngestDeps {
   host: string;
@@ -51,6 +56,8 @@ interface Caller {
 export class SrtIngest {
   private readonly socket = createSocket('udp4');
   private readonly callers = new Map<string, Caller>();
+  /** When each key's caller was last admitted (its conclusion passed on), until its publish takes it. */
+  private readonly admissions = new Map<string, number>();
 
   private readonly deps: SrtIngestDeps;
   constructor(deps: SrtIngestDeps) {
@@ -63,6 +70,17 @@ export class SrtIngest {
       this.socket.once('error', reject);
       this.socket.bind(this.deps.port, this.deps.host, () => resolve());
     });
+  }
+
+  /**
+   * When the caller publishing `key` was admitted, its media starting right after (ms since the
+   * epoch): the broadcast's media time 0, which its RTMP publish, after the probes, is seconds late
+   * for. Taken once; undefined for a key no caller was admitted with lately (an RTMP publisher).
+   */
+  admittedAtMs(key: string): number | undefined {
+    const at = this.admissions.get(key);
+    this.admissions.delete(key);
+    return at !== undefined && Date.now() - at <= admissionMemoryMs ? at : undefined;
   }
 
   async stop(): Promise<void> {
@@ -141,6 +159,7 @@ export class SrtIngest {
     }
     caller.state = 'admitted';
     caller.republishing = true;
+    this.admissions.set(key, Date.now());
     clearTimeout(caller.deadline);
     this.deps.logger.info({ ip: caller.address }, 'SRT publisher admitted: republishing over RTMP');
     // Started before the conclusion is passed on: it listens by the time the listener, which opens

@@ -13,7 +13,7 @@ import type { LiveStream } from '@kino/sdk';
 import { registerWebhook, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './farm.ts';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
-import { publishTestsrc } from '@kino/test/support/live-publisher';
+import { programDateTimeOffsetsMs, publishTestsrc } from '@kino/test/support/live-publisher';
 
 let farm: FarmTenant;
 let receiver: WebhookReceiver;
@@ -130,8 +130,12 @@ describe('SRT', () => {
     assert.match(good.ingest.srt, new RegExp(`^srt://[^?]+\\?streamid=${good.streamKey}$`));
     const wrongKey = new URL(good.ingest.srt);
     wrongKey.searchParams.set('streamid', `sk_${'x'.repeat(40)}`);
+    // Long enough to be recorded: ingest republishes a caller once its stream has been probed, about
+    // 6 s on, and the farm's probe of a broadcast that ended meanwhile fails it.
+    const srtSeconds = 10;
+    const publishedAtMs = Date.now();
     const [published, wrong, refused] = await Promise.all([
-      publishTestsrc(good.ingest.srt, 5, { size: '320x180', format: 'mpegts' }),
+      publishTestsrc(good.ingest.srt, srtSeconds, { size: '320x180', format: 'mpegts' }),
       publishTestsrc(wrongKey.toString(), 5, { size: '320x180', format: 'mpegts' }),
       publishTestsrc(disabled.ingest.srt, 5, { size: '320x180', format: 'mpegts' }),
     ]);
@@ -153,6 +157,16 @@ describe('SRT', () => {
     );
     const videoId = ended.last_video_id!;
     assert.equal((await farm.kino.videos.get(farm.orgId, videoId)).liveStreamId, good.liveStreamId);
+    // Each segment dated by its first frame's push from the caller, though ingest republished the
+    // caller's stream only once its listener and republisher had probed it, seconds later.
+    await farm.waitForStatus(videoId, 'ready', 60_000);
+    const { key } = (await farm.kino.videos.get(farm.orgId, videoId)).encodings.at(-1)!;
+    const recording = await (await fetch(`${farm.deliveryUrl}/${videoId}/${key}.m3u8`)).text();
+    const offsets = programDateTimeOffsetsMs(recording, publishedAtMs);
+    assert.ok(
+      offsets.every((ms) => ms >= -250 && ms <= 1000),
+      `EXT-X-PROGRAM-DATE-TIME minus the push of each segment's first frame: ${offsets.join(', ')} ms`,
+    );
   });
 
   it('continues the same broadcast when its caller comes back within the window', async () => {

@@ -19,7 +19,7 @@ import { objectKeys } from '@kino/proto/contract';
 import type { LiveStream } from '@kino/sdk';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
-import { publishTestsrc } from '@kino/test/support/live-publisher';
+import { programDateTimeOffsetsMs, publishTestsrc } from '@kino/test/support/live-publisher';
 
 let farm: FarmTenant;
 
@@ -194,29 +194,6 @@ function segmentsWithParts(playlist: string): { uri: string; seconds: number; pa
     }
   }
   return found;
-}
-
-/**
- * How far each segment's EXT-X-PROGRAM-DATE-TIME sits from the wall-clock time its first frame was
- * pushed: the publisher's start (`publishedAtMs`, taken just before its ffmpeg was spawned) plus the
- * media time before the segment, since `-re` pushes each frame at its media time from the start.
- * ffmpeg starts its clock once its RTMP publish is answered, so the true push is a little after this
- * reckoning: a right time is at or after it, by at most the publisher's start.
- */
-function programDateTimeOffsetsMs(playlist: string, publishedAtMs: number): number[] {
-  const offsets = [];
-  let mediaSeconds = 0;
-  let time: number | undefined;
-  for (const line of playlist.split('\n')) {
-    if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) time = Date.parse(line.slice(25));
-    else if (line.startsWith('#EXTINF:')) {
-      assert.ok(time !== undefined, `a segment without its time:\n${playlist}`);
-      offsets.push(Math.round(time - (publishedAtMs + mediaSeconds * 1000)));
-      mediaSeconds += Number.parseFloat(line.slice(8));
-      time = undefined;
-    }
-  }
-  return offsets;
 }
 
 /**

@@ -1,5 +1,6 @@
 // A live publisher as OBS and ffmpeg users run one: ffmpeg sending a testsrc picture with a tone in
 // real time (`-re`), H.264 with a keyframe every 2 s and AAC, over RTMP (FLV) or SRT (MPEG-TS).
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
@@ -103,4 +104,27 @@ export function watchPublisher(child: ChildProcessByStdio<Writable | null, Reada
 /** Publishes as `startPublisher` does; resolves once ffmpeg exits. */
 export function publishTestsrc(url: string, seconds: number, options: PublishOptions = {}): Promise<Published> {
   return startPublisher(url, seconds, options).done;
+}
+
+/**
+ * How far each segment's EXT-X-PROGRAM-DATE-TIME sits from the wall-clock time its first frame was
+ * pushed: the publisher's start (`publishedAtMs`, taken just before its ffmpeg was spawned) plus the
+ * media time before the segment, since `-re` pushes each frame at its media time from the start.
+ * ffmpeg starts its clock once its publish is answered (an SRT caller's: its handshake), so the true
+ * push is a little after this reckoning: a right time is at or after it, by at most the publisher's start.
+ */
+export function programDateTimeOffsetsMs(playlist: string, publishedAtMs: number): number[] {
+  const offsets = [];
+  let mediaSeconds = 0;
+  let time: number | undefined;
+  for (const line of playlist.split('\n')) {
+    if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) time = Date.parse(line.slice(25));
+    else if (line.startsWith('#EXTINF:')) {
+      assert.ok(time !== undefined, `a segment without its time:\n${playlist}`);
+      offsets.push(Math.round(time - (publishedAtMs + mediaSeconds * 1000)));
+      mediaSeconds += Number.parseFloat(line.slice(8));
+      time = undefined;
+    }
+  }
+  return offsets;
 }
