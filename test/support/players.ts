@@ -91,6 +91,12 @@ export interface PlayerOutcome {
    * `playingDate`, Shaka's `getPlayheadTimeAsDate()`; null while it has none).
    */
   samples: { atMs: number; currentTime: number; programDateTimeMs: number | null }[];
+  /**
+   * hls.js's own log (its `debug` output), the last lines, each with the seconds since the page
+   * loaded: what it loaded, appended and decided, for a player that did not do what it should
+   * (docs/decisions/live.md, "The end of a broadcast"). Empty with Shaka.
+   */
+  log: string[];
 }
 
 /**
@@ -104,7 +110,7 @@ const playerPage = `<!doctype html>
 <script src="/hls.min.js"></script><script src="/shaka-player.compiled.js"></script></head>
 <body><video id="v" muted playsinline></video>
 <script>
-  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [], requested: [], firstFrameMs: null, timeOrigin: performance.timeOrigin, seekable: null, stalls: [], samples: [] };
+  const outcome = { ended: false, errors: [], currentTime: 0, duration: 0, frames: 0, buffered: [], requested: [], firstFrameMs: null, timeOrigin: performance.timeOrigin, seekable: null, stalls: [], samples: [], log: [] };
   window.playback = outcome;
   performance.setResourceTimingBufferSize(10000);
   const video = document.getElementById('v');
@@ -138,7 +144,12 @@ const playerPage = `<!doctype html>
     // Catching up (up to 1.5x) to its target latency is what sites playing low-latency HLS turn on:
     // by default hls.js never does, and a player that started late (on a loaded machine, a
     // playlist fetched long before the first part came) stays that far behind.
-    const hls = new Hls({ lowLatencyMode: true, maxLiveSyncPlaybackRate: 1.5 });
+    const keep = (level) => (...args) => {
+      outcome.log.push((performance.now() / 1000).toFixed(3) + ' ' + level + ' ' + args.map(String).join(' '));
+      if (outcome.log.length > 400) outcome.log.splice(0, 100);
+    };
+    const debug = { log: keep('log'), debug: () => {}, info: keep('info'), warn: keep('warn'), error: keep('error') };
+    const hls = new Hls({ lowLatencyMode: true, maxLiveSyncPlaybackRate: 1.5, debug });
     window.seekToLive = () => { video.currentTime = hls.liveSyncPosition; };
     programDateTime = () => (hls.playingDate ? hls.playingDate.getTime() : null);
     hls.on(Hls.Events.ERROR, (_event, data) => outcome.errors.push(data.type + '/' + data.details + (data.fatal ? ' (fatal)' : '')));

@@ -6,6 +6,7 @@ import {
   addSubtitlesToMaster,
   answersReload,
   audioGroupRates,
+  awaitsNextPart,
   deltaLivePlaylist,
   hlsContentTypes,
   hlsLivePartSeconds,
@@ -295,8 +296,9 @@ async function livePlaylistObject(
 
 /**
  * A broadcast's part not stored yet: a player asks for the part its playlist's preload hint names
- * before it exists. The request is held until the rendition's playlist lists it (or the broadcast
- * ends), three part targets at most, then served; not listed by then, 404.
+ * before it exists. The request is held until the rendition's playlist lists it (or hints no next
+ * part: the input has ended, `awaitsNextPart`), three part targets at most, then served; not listed
+ * by then, 404.
  */
 async function livePartWhenStored(
   deps: Pick<RouteDeps, 'cache' | 'logger' | 'livePlaylists'>,
@@ -308,7 +310,7 @@ async function livePartWhenStored(
   if (video.live) {
     const waited = await deps.livePlaylists.wait(
       objectKeys.renditionPlaylist(video.id, resource.quality),
-      (text) => listsPart(text, name) || text.includes('#EXT-X-ENDLIST'),
+      (text) => listsPart(text, name) || !awaitsNextPart(text),
       3 * 1000 * hlsLivePartSeconds,
       closedSignal(res),
     );

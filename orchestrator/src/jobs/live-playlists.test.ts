@@ -140,6 +140,27 @@ describe('a low-latency rung', () => {
   });
 });
 
+describe('the end of a low-latency rung', () => {
+  it('lists its last parts live with no preload hint once the input ends, then ends as before', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    for (let k = 0; k < 26; k++) await rung.take(partName(k), Buffer.from(`p${k}`), media(k));
+    await rung.listLastParts();
+    let text = storage.playlist();
+    assert.doesNotMatch(text, /PRELOAD-HINT|ENDLIST/, 'live, and no part to come');
+    assert.match(
+      text,
+      /#EXT-X-PART:DURATION=1.000000,URI="part-00024.m4s",INDEPENDENT=YES\n#EXT-X-PART:DURATION=1.000000,URI="part-00025.m4s",INDEPENDENT=YES\n$/,
+      'the open segment’s parts, the segment not closed yet',
+    );
+    assert.ok(!storage.objects.has('360p/seg-00004.m4s'));
+    await rung.end({ keepParts: true });
+    text = storage.playlist();
+    assert.equal(storage.objects.get('360p/seg-00004.m4s')!.toString(), 'p24p25');
+    assert.match(text, /URI="part-00025.m4s",INDEPENDENT=YES\n#EXTINF:2.000000,\nseg-00004.m4s\n#EXT-X-ENDLIST\n$/);
+  });
+});
+
 describe('a standard rung', () => {
   it('lists each segment as it comes, with its time, and no parts', async () => {
     const storage = fakeStorage();

@@ -177,10 +177,26 @@ export class RungPlaylist {
   }
 
   /**
-   * The input ended: the open segment closes as it is, and the playlist ends. With `keepParts` it
-   * still lists its last segments' parts, as it did live (a player at the edge is loading them; the
-   * workflow writes it without them later: `withoutParts`); without, it lists none from now on (the
-   * workflows started before that, which remove the parts at once).
+   * The input ended, the playlist not yet (a low-latency rung, a part target before `end`): the
+   * playlist, still live, lists every part and hints none. A player at the live edge learns its last
+   * parts from it and loads them while the stream is live: hls.js 1.7 loads no more of a segment it
+   * has begun once its playlist has ended, and stopped for good where the last part starts when the
+   * ended playlist was the first to list it (docs/decisions/live.md, "The end of a broadcast"). The
+   * open segment stays open: closed in a live delta update, hls.js placed it 2.6 s early. With no
+   * hint, a player waiting for the hinted part (Shaka) is answered 404 while the stream is live,
+   * which it retries; ended, a 404 is fatal to it.
+   */
+  async listLastParts(): Promise<void> {
+    if (this.playlist.open) this.playlist.open.nextPartName = '';
+    await this.write();
+  }
+
+  /**
+   * The input ended: the open segment closes as it is (if `listLastParts` has not closed it), and
+   * the playlist ends. With `keepParts` it still lists its last segments' parts, as it did live (a
+   * player at the edge is loading them; the workflow writes it without them later: `withoutParts`);
+   * without, it lists none from now on (the workflows started before that, which remove the parts
+   * at once).
    */
   async end({ keepParts }: { keepParts: boolean }): Promise<void> {
     if (this.playlist.open && this.playlist.open.parts.length > 0) await this.closeSegment();

@@ -14,6 +14,7 @@ import type { LiveFile__Output, LiveRenditionStarted__Output } from '@kino/proto
 import {
   contentTypeForHlsFile,
   hlsPlaylistName,
+  lastPartsListedSeconds,
   measureBandwidth,
   objectKeys,
   readLivePlaylist,
@@ -299,11 +300,18 @@ class LiveFileStore {
   /**
    * The input ended: every rung's last segment closes and its playlist ends. With `keepEndedParts`
    * it still lists its last segments' parts and every part stays stored (a player at the live edge
-   * is loading them: hls.js ends a stream by its last listed part being buffered). Without, it names
-   * no part and the parts go (the segments hold the same bytes).
+   * is loading them: hls.js ends a stream by its last listed part being buffered), and it ends only
+   * `lastPartsListedSeconds` after listing every part live without a preload hint (the players at
+   * the edge load the last parts while the stream is live: `RungPlaylist.listLastParts`). Without,
+   * it names no part and the parts go (the segments hold the same bytes).
    */
   async end(): Promise<void> {
     const keepParts = this.input.keepEndedParts === true;
+    if (keepParts && this.input.partSeconds !== undefined) {
+      for (const rung of this.rungs.values()) await rung.listLastParts();
+      const ms = lastPartsListedSeconds(this.input.partSeconds) * 1000;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    }
     for (const rung of this.rungs.values()) await rung.end({ keepParts });
     // The segments stored before a takeover: their sizes are the recording's rows and rates.
     for (const key of this.resumed)

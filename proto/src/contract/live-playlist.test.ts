@@ -5,6 +5,7 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import {
   answersReload,
+  awaitsNextPart,
   deltaLivePlaylist,
   findLivePart,
   listsPart,
@@ -96,6 +97,25 @@ describe('the end of a broadcast', () => {
     assert.ok(answersReload(position, { msn: 9, part: 0 }) && !reloadTooFarAhead(position, { msn: 9 }));
     assert.equal(deltaLivePlaylist(ended), ended, 'an ended playlist is answered whole');
     assert.equal(renderLivePlaylist(readLivePlaylist(ended)), ended, 'read back as written (the grace’s end reads it)');
+  });
+
+  it('lists its last parts live with no preload hint before it ends: read back as written, no part awaited', () => {
+    const live = broadcast(4, 2);
+    const last = renderLivePlaylist({ ...live, open: { ...live.open!, nextPartName: '' } });
+    assert.doesNotMatch(last, /PRELOAD-HINT|ENDLIST/);
+    assert.match(last, /URI="part-00025.m4s",INDEPENDENT=YES\n$/, 'the open segment’s parts, not closed');
+    assert.deepEqual(readLivePlaylistPosition(last), {
+      targetDuration: 6,
+      segments: 4,
+      openParts: 2,
+      ended: false,
+      canSkipUntil: 36,
+    });
+    assert.deepEqual(readLivePlaylist(last).open, { ...live.open!, nextPartName: '' });
+    assert.equal(renderLivePlaylist(readLivePlaylist(last)), last, 'read back as written (a takeover reads it)');
+    assert.ok(awaitsNextPart(renderLivePlaylist(live)), 'live, the hinted part is coming');
+    assert.ok(!awaitsNextPart(last), 'no part comes after the last');
+    assert.ok(!awaitsNextPart(renderLivePlaylist({ ...broadcast(5, 0), open: undefined, ended: true })));
   });
 
   it('is the on-demand playlist without its parts: no part, server control or part target', () => {

@@ -39,6 +39,18 @@ export function endedPartsKeptSeconds(targetDuration: number): number {
   return targetDuration * 3;
 }
 
+/**
+ * How long a low-latency playlist lists its last parts, still live and with no preload hint, before
+ * it ends: a part target, in which a player at the live edge, answered at once on its blocking
+ * reload, starts loading the part or two it has not. hls.js 1.7 loads no more of a segment it has
+ * begun once the playlist has ended, so one that learnt of the last part from the ended playlist
+ * stopped where that part starts (docs/decisions/live.md, "The end of a broadcast"). A player
+ * holding back PART-HOLD-BACK (three part targets) still has the end before it plays out.
+ */
+export function lastPartsListedSeconds(partTarget: number): number {
+  return partTarget;
+}
+
 export interface LivePart {
   name: string;
   durationSeconds: number;
@@ -64,7 +76,10 @@ export interface LivePlaylist {
   partSeconds?: number;
   /** Complete segments, in order, from media sequence 0. */
   segments: LiveSegment[];
-  /** The segment being made: its parts so far (low latency), and the name its next part will have. */
+  /**
+   * The segment being made: its parts so far (low latency), and the name its next part will have
+   * (the preload hint); '' once the input has ended and no part will come.
+   */
   open?: { programDateTime: string; discontinuity: boolean; parts: LivePart[]; nextPartName: string };
   ended: boolean;
 }
@@ -113,7 +128,8 @@ export function renderLivePlaylist(playlist: LivePlaylist): string {
   if (low && open) {
     if (open.discontinuity) lines.push('#EXT-X-DISCONTINUITY');
     if (open.parts.length > 0) lines.push(`#EXT-X-PROGRAM-DATE-TIME:${open.programDateTime}`);
-    lines.push(...open.parts.map(partLine), `#EXT-X-PRELOAD-HINT:TYPE=PART,URI="${open.nextPartName}"`);
+    lines.push(...open.parts.map(partLine));
+    if (open.nextPartName) lines.push(`#EXT-X-PRELOAD-HINT:TYPE=PART,URI="${open.nextPartName}"`);
   }
   if (playlist.ended) lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
@@ -163,6 +179,11 @@ export function readLivePlaylist(text: string): LivePlaylist {
       playlist.segments.push({ name: line, durationSeconds, programDateTime, discontinuity, parts });
       pending = { programDateTime: '', discontinuity: false, parts: [], durationSeconds: 0 };
     }
+  }
+  // Parts after the last segment with no hint: the input has ended, the segment not closed yet.
+  if (!playlist.open && pending.parts.length > 0) {
+    const { programDateTime, discontinuity, parts } = pending;
+    playlist.open = { programDateTime, discontinuity, parts, nextPartName: '' };
   }
   return playlist;
 }
@@ -235,6 +256,15 @@ export function findLivePart(text: string, name: string): LivePartPlace | undefi
  */
 export function listsPart(text: string, name: string): boolean {
   return findLivePart(text, name) !== undefined;
+}
+
+/**
+ * Whether a part the playlist does not list may still come: it hints a next part. Once it hints
+ * none (the input has ended: its last parts listed live, then the playlist ended), none will, and a
+ * player waiting for the hinted part is answered at once rather than when the stream has ended.
+ */
+export function awaitsNextPart(text: string): boolean {
+  return text.includes('#EXT-X-PRELOAD-HINT:');
 }
 
 /** A blocking reload's ask: the playlist once it holds segment `msn` (its part `part`, when given). */
