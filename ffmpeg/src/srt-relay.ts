@@ -6,9 +6,18 @@
 // Two runs because the first must be listening before the caller's handshake names its key, and the
 // second's URL is that key.
 
+/**
+ * How much of the caller's stream each run reads before it starts writing: ffmpeg's default, 5 s,
+ * came twice before the broadcast's RTMP publish, 6 to 7 s after the caller began, and a broadcast
+ * that short was over before the farm could take it. A publisher's stream opens with its first
+ * keyframe, its parameter sets with it (what the FLV muxer needs), so one second finds them.
+ */
+const probeArgs = ['-analyzeduration', '1000000'];
+
 /** Listens on loopback `srtPort` for one SRT caller, and sends its stream unchanged to loopback `relayPort`. */
 export function srtListenerArgs({ srtPort, relayPort }: { srtPort: number; relayPort: number }): string[] {
   return [
+    ...probeArgs,
     '-i',
     `srt://127.0.0.1:${srtPort}?mode=listener`,
     '-map',
@@ -24,6 +33,7 @@ export function srtListenerArgs({ srtPort, relayPort }: { srtPort: number; relay
 /** Takes the listener's stream on loopback `relayPort` and publishes it to `rtmpUrl` (H.264/AAC copied into FLV). */
 export function rtmpRepublishArgs({ relayPort, rtmpUrl }: { relayPort: number; rtmpUrl: string }): string[] {
   return [
+    ...probeArgs,
     '-f',
     'mpegts',
     '-i',

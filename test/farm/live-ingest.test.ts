@@ -13,7 +13,7 @@ import type { LiveStream } from '@kino/sdk';
 import { registerWebhook, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './farm.ts';
 import type { FarmTenant } from './farm.ts';
 import { joinSharedFarm } from './shared-farm.ts';
-import { programDateTimeOffsetsMs, publishTestsrc } from '@kino/test/support/live-publisher';
+import { programDateTimeOffsetsMs, publishTestsrc, startPublisher } from '@kino/test/support/live-publisher';
 
 let farm: FarmTenant;
 let receiver: WebhookReceiver;
@@ -130,12 +130,12 @@ describe('SRT', () => {
     assert.match(good.ingest.srt, new RegExp(`^srt://[^?]+\\?streamid=${good.streamKey}$`));
     const wrongKey = new URL(good.ingest.srt);
     wrongKey.searchParams.set('streamid', `sk_${'x'.repeat(40)}`);
-    // Long enough to be recorded: ingest republishes a caller once its stream has been probed, about
-    // 6 s on, and the farm's probe of a broadcast that ended meanwhile fails it.
-    const srtSeconds = 10;
-    const publishedAtMs = Date.now();
+    // Long enough to be recorded on a loaded machine: ingest republishes a caller once its stream has
+    // been read a while (ffmpeg/src/srt-relay.ts), and a broadcast over before the farm's encoder
+    // attached fails.
+    const caller = startPublisher(good.ingest.srt, 10, { size: '320x180', format: 'mpegts' });
     const [published, wrong, refused] = await Promise.all([
-      publishTestsrc(good.ingest.srt, srtSeconds, { size: '320x180', format: 'mpegts' }),
+      caller.done,
       publishTestsrc(wrongKey.toString(), 5, { size: '320x180', format: 'mpegts' }),
       publishTestsrc(disabled.ingest.srt, 5, { size: '320x180', format: 'mpegts' }),
     ]);
@@ -162,7 +162,9 @@ describe('SRT', () => {
     await farm.waitForStatus(videoId, 'ready', 60_000);
     const { key } = (await farm.kino.videos.get(farm.orgId, videoId)).encodings.at(-1)!;
     const recording = await (await fetch(`${farm.deliveryUrl}/${videoId}/${key}.m3u8`)).text();
-    const offsets = programDateTimeOffsetsMs(recording, publishedAtMs);
+    // From the caller's first frame as its own progress reports timed it (0.1 s apart): after its
+    // handshake and the key's check, which took over a second on a loaded machine.
+    const offsets = programDateTimeOffsetsMs(recording, caller.pushedAt(0)!);
     assert.ok(
       offsets.every((ms) => ms >= -250 && ms <= 1000),
       `EXT-X-PROGRAM-DATE-TIME minus the push of each segment's first frame: ${offsets.join(', ')} ms`,

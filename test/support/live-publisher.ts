@@ -108,7 +108,8 @@ export function publishTestsrc(url: string, seconds: number, options: PublishOpt
 
 /**
  * How far each segment's EXT-X-PROGRAM-DATE-TIME sits from the wall-clock time its first frame was
- * pushed: the publisher's start (`publishedAtMs`, taken just before its ffmpeg was spawned) plus the
+ * pushed: the publisher's start (`publishedAtMs`: taken just before its ffmpeg was spawned, or its
+ * first frame's push, `Publisher.pushedAt(0)`) plus the
  * media time before the segment, since `-re` pushes each frame at its media time from the start.
  * ffmpeg starts its clock once its publish is answered (an SRT caller's: its handshake), so the true
  * push is a little after this reckoning: a right time is at or after it, by at most the publisher's start.
