@@ -40,7 +40,7 @@ function createFirstSegmentActivities({ storage }: StorageDeps) {
   return {
     /**
      * A rendition's first segment joined from its bootstrap segments (first-segment-join.ts), unless
-     * the second run's chunk job joined it already.
+     * a chunk job joined it already (a run that goes on past its bootstrap segments).
      */
     async joinBootstrapSegments({ videoId, renditions }: { videoId: string; renditions: string[] }): Promise<void> {
       await whileHeartbeating(() => joinFirstSegments(storage, videoId, renditions));
