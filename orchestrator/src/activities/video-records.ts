@@ -2,7 +2,8 @@
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
 import { announceVideoEvent } from '@kino/database';
-import type { MarkReadyInput, RenditionResult, VideoJob } from '../activity-types.ts';
+import type { MarkReadyInput, RecordedOutcome, VideoJob } from '../activity-types.ts';
+import type { RenditionPlan } from '../ladder.ts';
 import {
   environmentJustInTime,
   getLiveStream,
@@ -134,7 +135,10 @@ function createWebhookSubscriptionActivities({ db }: Pick<ActivityDeps, 'db'>) {
 }
 
 /** A made rendition's row: its plan's settings, the encode's figures. */
-export function renditionRowOf(videoId: string, { plan, outcome }: RenditionResult): NewRendition {
+export function renditionRowOf(
+  videoId: string,
+  { plan, outcome }: { plan: RenditionPlan; outcome: RecordedOutcome },
+): NewRendition {
   return {
     video_id: videoId,
     key: plan.key,
