@@ -49,17 +49,6 @@ describe('bootstrap pieces', () => {
     assert.ok(!(await readdir(join(outDir, '720p'))).some((name) => name.endsWith('.tmp')));
   });
 
-  it("a window from 0 sends each rendition's init segment up with its first bootstrap segment, the video's first run", async () => {
-    for (const n of [0, 1]) await piece(n);
-    const names = (await readdir(join(outDir, '720p'))).sort().map((name) => `720p/${name}`);
-    assert.deepEqual(await new PieceJoins(outDir, true).uploadable(names), [
-      '720p/init.mp4',
-      '720p/boot-0.m4s',
-      '720p/boot-1.m4s',
-    ]);
-    assert.deepEqual(await new PieceJoins(outDir).uploadable(names), ['720p/boot-0.m4s', '720p/boot-1.m4s']);
-  });
-
   it("ffmpeg's playlist of pieces reads as the segments uploaded, each as long as its pieces", () => {
     const playlist = withPiecesJoined({
       targetDuration: 2,

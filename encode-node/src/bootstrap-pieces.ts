@@ -10,7 +10,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaPlaylist } from '@kino/ffmpeg';
-import { hlsBootstrapCount, hlsBootstrapName, hlsInitName, hlsSegmentName } from '@kino/proto/contract';
+import { hlsBootstrapCount, hlsSegmentName } from '@kino/proto/contract';
 import { listFiles } from './segment-scan.ts';
 
 const pieceName = /^boot-(\d+)\.m4s$/;
@@ -29,32 +29,18 @@ export class PieceJoins {
   private readonly joined = new Set<string>();
 
   private readonly outDir: string;
-  /**
-   * The window starts at 0 (a video's first run): each rendition's init segment goes up with its
-   * first bootstrap segment, not at the end, because the video turns `ready` once both are stored
-   * (the orchestrator reads CODECS and size from the init segment). ffmpeg writes it whole before
-   * it closes the first segment and never again.
-   */
-  private readonly initWithFirstPiece: boolean;
-  constructor(outDir: string, initWithFirstPiece = false) {
+  constructor(outDir: string) {
     this.outDir = outDir;
-    this.initWithFirstPiece = initWithFirstPiece;
   }
 
   /**
    * Of the closed files of one rendition (`720p/boot-1.m4s`, ...), what may go up now: the bootstrap
-   * segments (the first with its init segment, from 0) and the segments joined already, and each
-   * segment whose three pieces are closed, joined first.
+   * segments and the segments joined already, and each segment whose three pieces are closed,
+   * joined first.
    */
   async uploadable(names: string[]): Promise<string[]> {
     const later = names.filter((name) => segmentOfLaterPiece(name) !== undefined);
-    const ready = names.flatMap((name) =>
-      segmentOfLaterPiece(name) !== undefined
-        ? []
-        : this.initWithFirstPiece && name.slice(name.lastIndexOf('/') + 1) === hlsBootstrapName(0)
-          ? [name.slice(0, name.lastIndexOf('/') + 1) + hlsInitName, name]
-          : [name],
-    );
+    const ready = names.filter((name) => segmentOfLaterPiece(name) === undefined);
     for (const name of later) {
       if (pieceNumber(name) % hlsBootstrapCount !== hlsBootstrapCount - 1) continue;
       const joined = await this.join(name.slice(0, name.lastIndexOf('/') + 1), later, segmentOfLaterPiece(name)!);

@@ -36,10 +36,7 @@ export async function encodeHlsJob(
 ): Promise<EncodeDone> {
   const { signal, logger, onProgress } = options;
   const uploads = new HlsUploads(join(jobDir, 'hls'), outputUrls, signal);
-  const pieces =
-    window && bootstrapWindowPassesFirstSegment(window)
-      ? new PieceJoins(uploads.outDir, window.startSeconds === 0)
-      : undefined;
+  const pieces = window && bootstrapWindowPassesFirstSegment(window) ? new PieceJoins(uploads.outDir) : undefined;
   try {
     const encodeOptions = { jobDir, uploads, window, ...(pieces ? { pieces } : {}) };
     const { last: lastProgress, errorOutput } = await encodeHls(options, source, plan, encodeOptions);

@@ -227,18 +227,6 @@ export interface EncodeOutcome {
   quality?: QualityOutcome;
 }
 
-/**
- * What a just-in-time video's publishing needs of its first run, read from a rendition's init
- * segment once its first bootstrap segment is stored, before the run ends (patch `bootstrap-one-run`).
- */
-export type FirstSegmentsMade = Pick<EncodeOutcome, 'key' | 'width' | 'height' | 'codecs'>;
-
-/** What a rendition's row records of its encode (renditionRowOf): a whole outcome, or a ready video's first figures. */
-export type RecordedOutcome = Pick<
-  EncodeOutcome,
-  'width' | 'height' | 'codecs' | 'bandwidth' | 'averageBandwidth' | 'segmentCount' | 'quality'
->;
-
 /** A rendition's quality against its source over the frames scored (docs/decisions/quality.md). */
 export interface QualityOutcome {
   /** Mean VMAF (vmaf_v0.6.1), 0..100. */
@@ -267,7 +255,7 @@ export interface RenditionResult {
 export interface MarkReadyInput {
   videoId: string;
   probe: SourceProbe;
-  renditions: { plan: RenditionPlan; outcome: RecordedOutcome }[];
+  renditions: RenditionResult[];
   thumbnailKey: string | null;
   /** Absent in workflows started before storyboards. */
   storyboardKey?: string | null;

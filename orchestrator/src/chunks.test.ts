@@ -138,32 +138,4 @@ describe('planJustInTimeRuns', () => {
     assert.equal(count(10, 'bootstrap-with-next'), count(10, 'whole') + 1);
     assert.deepEqual(plan(6.5), [[0, 0, 2, 0, 7, false]]);
   });
-
-  it('in one first run, bootstrap segments add no run at any length (one fewer past one run): 0 s to the end of the next run, then 12 s runs', () => {
-    const plan = (duration: number) =>
-      planJustInTimeRuns(duration, 12, 6, 'bootstrap-one-run').map((r) => [
-        r.index,
-        r.firstSegment,
-        r.segmentCount,
-        r.startSeconds,
-        r.durationSeconds,
-        r.bootstrap ?? false,
-      ]);
-    const count = (duration: number, firstSegment: 'whole' | 'bootstrap-one-run') =>
-      planJustInTimeRuns(duration, 12, 6, firstSegment).length;
-    // 0-18 s: segment 0 as bootstrap segments, then segments 1 and 2 (the run after it without bootstrap).
-    assert.deepEqual(plan(40), [
-      [0, 0, 3, 0, 18, true],
-      [1, 3, 2, 18, 12, false],
-      [2, 5, 2, 30, 12, false],
-    ]);
-    // 10 s: one run, as without (asking for more than is left, as a last run does).
-    assert.deepEqual(plan(10), [[0, 0, 2, 0, 18, true]]);
-    // Without bootstrap segments the first segment is a run of its own: one run more, but for a video of one run.
-    assert.equal(count(10, 'bootstrap-one-run'), count(10, 'whole'));
-    for (const duration of [20, 33, 40, 60, 1200])
-      assert.equal(count(duration, 'bootstrap-one-run'), count(duration, 'whole') - 1, `${duration} s`);
-    // Under 7 s the video is one segment (a tail folded in): one run, as without.
-    assert.deepEqual(plan(6.5), [[0, 0, 2, 0, 7, false]]);
-  });
 });

@@ -77,14 +77,11 @@ export const defaultJustInTimeRunSeconds = 12;
 
 /**
  * How a just-in-time video's first segment is made: `whole`, one run; or as bootstrap segments (issue
- * 55). Either its first 2 s are a run of their own (what `ready` then waits for) and its other 4 s a
- * run of their own (`bootstrap-apart`: workflows started before patch `bootstrap-rest-with-next-run`)
- * or the start of the run after them (`bootstrap-with-next`: before patch `bootstrap-one-run`); or
- * (`bootstrap-one-run`) the first run is the first segment and the next run's segments, made as
- * bootstrap segments, and `ready` waits for its first one in storage, not for the run's end: a video
- * has as many runs with bootstrap segments as without, whatever its length.
+ * 55), its first 2 s a run of their own (what `ready` then waits for) and its other 4 s either a run
+ * of their own (`bootstrap-apart`: workflows started before patch `bootstrap-rest-with-next-run`) or
+ * the start of the run after them (`bootstrap-with-next`), which saves a run's fixed cost per video.
  */
-export type FirstSegmentRuns = 'whole' | 'bootstrap-apart' | 'bootstrap-with-next' | 'bootstrap-one-run';
+export type FirstSegmentRuns = 'whole' | 'bootstrap-apart' | 'bootstrap-with-next';
 
 /**
  * The runs of a video published just in time: its first segment alone (what `ready` waits for),
@@ -110,17 +107,6 @@ export function planJustInTimeRuns(
   const segmentZero = { index: 0, startSeconds: 0, firstSegment: 0, segmentCount: 1 };
   const bootstrapHead: ChunkPlan = { ...segmentZero, durationSeconds: hlsBootstrapSeconds, bootstrap: true };
   const restOfSegmentZero = { index: 1, startSeconds: hlsBootstrapSeconds, firstSegment: 0, bootstrap: true };
-  if (firstSegment === 'bootstrap-one-run') {
-    // 0 s to the next run's end: segment 0's bootstrap segments, then the next run's segments,
-    // joined from 2 s pieces (ChunkEncode.bootstrap); a short video's one run, its whole length.
-    const first: ChunkPlan = {
-      ...segmentZero,
-      durationSeconds: segmentSeconds + rest[0]!.durationSeconds,
-      segmentCount: 1 + rest[0]!.segmentCount,
-      bootstrap: true,
-    };
-    return [first, ...rest.slice(1).map((run, k) => ({ ...run, index: 1 + k }))];
-  }
   const first: ChunkPlan[] =
     firstSegment === 'bootstrap-apart'
       ? [

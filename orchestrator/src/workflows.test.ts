@@ -127,12 +127,6 @@ function captionActivities(
   };
 }
 
-/** The first run's first bootstrap segments found stored, their init segments saying `codecs`. */
-const firstSegmentsStoredAs =
-  (codecs: string): Activities['firstBootstrapSegmentsStored'] =>
-  ({ renditions }) =>
-    Promise.resolve(renditions.map((key) => ({ key, width: 0, height: 0, codecs })));
-
 /** Activities that succeed like a healthy farm, recording every call; a test overrides what it breaks. */
 function fakeActivities(
   videoId: string,
@@ -223,7 +217,6 @@ function fakeActivities(
     writeRenditionPlaylists: () => Promise.resolve(),
     writePlannedPlaylists: ({ renditions }) => Promise.resolve({ segmentCounts: renditions.map(() => 10) }),
     joinBootstrapSegments: () => Promise.resolve(),
-    firstBootstrapSegmentsStored: firstSegmentsStoredAs('avc1.64001f,mp4a.40.2'),
     // Published whole unless a test turns just in time on (its own test below).
     justInTimeRuns: () => Promise.resolve(null),
     removeVideoOutputsButChunks: () => Promise.resolve({ removed: 0 }),
@@ -553,14 +546,16 @@ test("just in time, a video of one run: the run is urgent and makes it ready, as
     runs
       .map((r) => [r.chunk.index, r.chunk.segmentCount, r.justInTime?.urgent])
       .sort((a, b) => Number(a[0]) - Number(b[0])),
-    [[0, 2, true]],
-    'one urgent run of the whole video (its first segment as bootstrap segments), as without them',
+    [
+      [0, 1, true],
+      [1, 2, false],
+    ],
+    'the first 2 s urgent, then the rest of the video (segment 0 and 1) ahead of the background',
   );
-  assert.equal(calls.firstBootstrapSegmentsStored?.length, 1, 'ready with its first bootstrap segments');
   assert.deepEqual(
     calls.markVideoReady!.map(([input]) => (input as { segmentsPending?: boolean }).segmentsPending),
     [true, false],
-    'ready with its first bootstrap segments, then complete',
+    'ready as the run ends, then complete',
   );
   assert.equal(calls.removeWorkFiles?.length, 1, 'its work files (the audio track) go once it is complete');
   await recordHistoryIfAsked(videoId, 'process-video-just-in-time-one-run');
@@ -590,17 +585,6 @@ async function until(failure: string, condition: () => boolean): Promise<void> {
   }
 }
 
-/** Waits up to 10 s for an activity's final failure in a workflow's history, else fails the fake activity for good. */
-async function activityFailedIn(workflowId: string): Promise<void> {
-  for (const started = Date.now(); ;) {
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-    if (history.events?.some((event) => event.activityTaskFailedEventAttributes)) return;
-    if (Date.now() - started > 10_000)
-      throw ApplicationFailure.nonRetryable('no activity failed', failureTypes.invalidSource);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 test('just in time: ready with the first segment (planned playlists, declared master), the rest in runs in playback order, then the measured ladder; one completed webhook', async () => {
   const videoId = nextVideoId();
   // The audio track and the background runs finish only once the video is ready: a workflow that waited for them fails here.
@@ -614,12 +598,14 @@ test('just in time: ready with the first segment (planned playlists, declared ma
       await afterReady('audio track');
       return `videos/${id}/work/audio-aac-128.mp4`;
     },
-    // Read from the init segments once the first bootstrap segments are stored: not the run's outcome's.
-    firstBootstrapSegmentsStored: firstSegmentsStoredAs('avc1.4d401e,mp4a.40.2'),
     encodeChunk: async ({ renditions, chunk }) => {
-      // Every run ends only once the video is ready, the first too: a workflow that published the
-      // video at the first run's end, not once its first bootstrap segments were stored, fails here.
-      await afterReady(chunk.index === 0 ? 'first run ended' : 'background runs');
+      // The first run ends only once the second is queued beside it: a workflow that queued the
+      // second after the first ended (a background run then took the freed slot) fails here.
+      if (chunk.index === 0)
+        await until('the first bootstrap run ended before the second was queued', () =>
+          calls.encodeChunk!.some(([input]) => (input as { chunk: ChunkPlan }).chunk.index === 1),
+        );
+      if (chunk.index > 1) await afterReady('background runs');
       return renditions.map((plan) => ({ ...outcomeFor(plan), segments: segmentsOf(chunk, plan, 6) }));
     },
   });
@@ -647,16 +633,12 @@ test('just in time: ready with the first segment (planned playlists, declared ma
       ])
       .sort((a, b) => Number(a[0]) - Number(b[0])),
     [
-      [0, 0, 3, 0, true, false],
-      [1, 3, 2, 1, false, false],
-      [2, 5, 2, 2, false, false],
+      [0, 0, 1, 0, true, false],
+      [1, 0, 3, 1, false, true],
+      [2, 3, 2, 2, false, false],
+      [3, 5, 2, 3, false, false],
     ],
-    'one urgent first run (the first segment as bootstrap segments, then the next 12 s), then 12 s runs ranked in playback order',
-  );
-  assert.deepEqual(
-    calls.firstBootstrapSegmentsStored,
-    [[{ videoId, renditions: ['360p', '480p', '720p'] }]],
-    "ready waits for the first run's first bootstrap segments in storage",
+    'the first segment in two bootstrap runs queued together (2 s urgent, then 4 s and the next 12 s ahead of the background work), then 12 s runs ranked in playback order',
   );
   assert.deepEqual(calls.joinBootstrapSegments, [[{ videoId, renditions: ['360p', '480p', '720p'] }]]);
   const [made] = calls.writeRenditionPlaylists![0] as [
@@ -675,7 +657,8 @@ test('just in time: ready with the first segment (planned playlists, declared ma
     [
       [0, true, null],
       [1, true, null],
-      [2, false, `videos/${videoId}/work/audio-aac-128.mp4`],
+      [2, true, null],
+      [3, false, `videos/${videoId}/work/audio-aac-128.mp4`],
     ],
   );
   // Nobody waits for the track at first: background work, raised by a request for a segment of 30 s on (segment 5) in any rendition.
@@ -692,9 +675,8 @@ test('just in time: ready with the first segment (planned playlists, declared ma
     ['360p', '480p', '720p'],
   );
   const [declared] = calls.writeMasterPlaylist![0] as [
-    { variants: Array<{ bandwidth: number; averageBandwidth: number; codecs: string }> },
+    { variants: Array<{ bandwidth: number; averageBandwidth: number }> },
   ];
-  assert.equal(declared.variants[0]!.codecs, 'avc1.4d401e,mp4a.40.2', 'CODECS from the stored init segment');
   // 360p at 500 kbit/s VBR with 128 kbit/s of audio: 2x the target at the peak, plus audio and 5 %.
   assert.equal(declared.variants[0]!.bandwidth, Math.ceil((1000 + 128) * 1000 * 1.05));
   assert.equal(declared.variants[0]!.averageBandwidth, Math.ceil((500 + 128) * 1000 * 1.05));
@@ -711,30 +693,7 @@ test('just in time: ready with the first segment (planned playlists, declared ma
   assert.equal(readies[1]!.renditions[0]!.outcome.segmentCount, 7, 'the count of the segments made');
   // Each event reads the details first (notify): one event, when the video became playable.
   assert.equal(calls.videoDetails?.length, 1, 'one completed event: when the video became playable');
-  await recordHistoryIfAsked(videoId, 'process-video-bootstrap-one-run');
-});
-
-test('just in time: when the first bootstrap segments cannot be seen in storage, the video is ready as its first run ends', async () => {
-  const videoId = nextVideoId();
-  const { activities, calls } = fakeActivities(videoId, {
-    probeSource: () =>
-      Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
-    justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
-    firstBootstrapSegmentsStored: () => Promise.reject(ApplicationFailure.nonRetryable('storage is unreachable')),
-    encodeChunk: async ({ renditions, chunk }) => {
-      // The first run ends only once the wait's failure is in the history, so the workflow hears of it first.
-      if (chunk.index === 0) await activityFailedIn(workflowIds.processVideo(videoId));
-      return renditions.map((plan) => ({ ...outcomeFor(plan), segments: segmentsOf(chunk, plan, 6) }));
-    },
-  });
-  const result = await runProcessVideo(videoId, activities);
-  assert.equal(result.status, 'ready');
-  const [declared] = calls.writeMasterPlaylist![0] as [{ variants: Array<{ codecs: string }> }];
-  assert.equal(declared.variants[0]!.codecs, outcomeFor({} as RenditionPlan).codecs, "CODECS from the run's outcome");
-  assert.deepEqual(
-    calls.markVideoReady!.map(([input]) => (input as { segmentsPending?: boolean }).segmentsPending),
-    [true, false],
-  );
+  await recordHistoryIfAsked(videoId, 'process-video-bootstrap-rest-with-next-run');
 });
 
 test('just in time: a run that fails for good after ready fails the video (ready to failed), with the failed webhook', async () => {
@@ -744,7 +703,7 @@ test('just in time: a run that fails for good after ready fails the video (ready
       Promise.resolve({ ...probe720, durationSeconds: 40, videoDurationSeconds: 40, frameCount: 1000 }),
     justInTimeRuns: () => Promise.resolve({ runSeconds: 12 }),
     encodeChunk: async ({ renditions, chunk }) => {
-      if (chunk.index === 2) {
+      if (chunk.index === 3) {
         // The tail: after the video went ready.
         while (!calls.markVideoReady) await new Promise((resolve) => setTimeout(resolve, 20));
         throw ApplicationFailure.nonRetryable(

@@ -747,7 +747,7 @@ test('the same in 6 s chunks: the last chunk folds its tail the same way, and ea
 // Last: it restarts the orchestrator with just-in-time segments on.
 test('a video published just in time plays from the moment it is ready, to its end, in hls.js and Shaka: delivery makes each segment not made yet', async () => {
   farm.orchestrator = await farm.startOrchestrator({ JUST_IN_TIME: 'true', ENCODE_CHUNK_SECONDS: '30' });
-  // 18 s: one run (the first segment as bootstrap segments, then segments 1 and 2).
+  // 18 s: the first segment, then one run of 12 s (segments 1 and 2).
   const source: Source = { name: 'an 18 s clip published just in time', frames: 18 * 24, fps: 24, segments: [6, 6, 6] };
   const path = await makeClip({
     seconds: 18,
@@ -795,7 +795,6 @@ test('a video published just in time plays from the moment it is ready, to its e
         `${what}: the token on every URL`,
       );
   }
-  // One run of the whole video (its first segment as bootstrap segments, then segments 1 and 2), ready
-  // once its first bootstrap segments were stored: one run fewer than without bootstrap segments.
-  assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, 1, 'one first run, once');
+  // The first 2 s, then 2 s to the end (the rest of the first segment and segments 1 and 2), each once.
+  assert.equal((await farm.scheduledActivities(videoId)).encodeChunk, 2, 'each run once');
 });

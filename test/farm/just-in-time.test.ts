@@ -5,8 +5,8 @@
 // segment made once. A source whose tail is damaged turns a ready video `failed`, with the reason
 // and the failed webhook, and delivery stops answering its segments. A request for a segment of a
 // background run already running un-nices that run's ffmpeg. Its first segment is made as three
-// 2 s bootstrap segments (issue 55) by one first run (0 to 18 s): `ready` once the first is stored,
-// before that run ends; the three are the 6 s segment's bytes, joined while the run goes on.
+// 2 s bootstrap segments (issue 55): `ready` after the first; the three are the 6 s segment's bytes,
+// joined while the second run (2 to 18 s) goes on.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'kino-farm-jit-'));
   [farm, clipPath, receiver] = await Promise.all([
     startFarm({ playback: true, orchestratorEnv: { JUST_IN_TIME: 'true' } }),
-    // 854x480 on `standard`: 360p and 480p; 40 s: 0 to 18 s (segment 0 as bootstrap segments, then
+    // 854x480 on `standard`: 360p and 480p; 40 s: the first 2 s, 2 to 18 s (the rest of segment 0, then
     // 1-2), then runs of 12 s (3-4, 5-6).
     makeClip({ seconds: 40, width: 854, height: 480, fps: 30, audio: true, path: join(workDir, 'clip.mp4') }),
     startWebhookReceiver(),
@@ -103,12 +103,10 @@ test('ready with its first segment, playable through delivery at once (each segm
     ),
   );
   assert.deepEqual(durationsOf(planned['480p']!).length, 7, 'every segment is in the playlist from the start');
-  // Ready with the first bootstrap segment (the first 2 s) of every rung and its init segment; the
-  // rest of the first segment follows. A viewer's request for one not made yet waits for it (segment
-  // 0's run).
+  // Ready with the first bootstrap segment (the first 2 s) of every rung; the rest of the first
+  // segment follows. A viewer's request for one not made yet waits for it (segment 0's run).
   for (const key of ['360p', '480p'])
-    for (const stored of [objectKeys.bootstrapSegment(videoId, key, 0), objectKeys.renditionInit(videoId, key)])
-      assert.ok(await farm.storage.head(stored), `${key}: ${stored} is there`);
+    assert.ok(await farm.storage.head(objectKeys.bootstrapSegment(videoId, key, 0)), `${key}: boot-0 is there`);
   const bootstrapParts = await Promise.all(
     [2, 1, 0].map(async (k) => {
       const response = await fetch(`${farm.deliveryUrl}/${videoId}/480p/boot-${k}.m4s?bootstrap=true`);
@@ -118,10 +116,10 @@ test('ready with its first segment, playable through delivery at once (each segm
   );
   assert.equal(await farm.storage.head(objectKeys.segment(videoId, '480p', 6)), undefined, 'the last is not made yet');
   // Without `bootstrap` the first segment is the 6 s one (delivery waits for it), byte for byte its
-  // bootstrap segments in order, joined once they are stored: the first run, which goes on through
+  // bootstrap segments in order, joined once they are stored: the second run, which goes on through
   // segments 1 and 2, is still running.
   const first = await fetch(`${farm.deliveryUrl}/${videoId}/480p/seg-00000.m4s`);
-  assert.equal((await firstRunJob(videoId)).endedAt, undefined, 'seg-00000 before the first run ended');
+  assert.equal((await bootstrapRestJob(videoId)).endedAt, undefined, 'seg-00000 before the second run ended');
   assert.ok(
     Buffer.from(await first.arrayBuffer()).equals(Buffer.concat(bootstrapParts.reverse())),
     'seg-00000 = boot-0..2',
@@ -148,15 +146,15 @@ test('ready with its first segment, playable through delivery at once (each segm
     undefined,
     'the background had not reached the middle yet',
   );
-  // Ready before the first run ended, which made the rest of the first segment and segments 1 and 2.
+  // Ready before the rest of the first segment was made: the second bootstrap run ended after it.
   const readyAt = (
     await farm.db.selectFrom('videos').select('ready_at').where('id', '=', videoId).executeTakeFirstOrThrow()
   ).ready_at!.getTime();
-  const firstRunEnded = await waitFor(
-    'the end of the first run in the node log',
-    async () => (await firstRunJob(videoId)).endedAt,
+  const restEnded = await waitFor(
+    'the end of the second bootstrap run in the node log',
+    async () => (await bootstrapRestJob(videoId)).endedAt,
   );
-  assert.ok(firstRunEnded > readyAt, `ready at ${readyAt}, the first run ended at ${firstRunEnded}`);
+  assert.ok(restEnded > readyAt, `ready at ${readyAt}, the rest of the first segment made at ${restEnded}`);
 
   // A player from the start: every frame decodes through delivery while segments are still being made.
   assert.equal(await countDecodedFrames(`${farm.deliveryUrl}/${videoId}/master.m3u8`), sourceFrames);
@@ -239,22 +237,10 @@ test('ready with its first segment, playable through delivery at once (each segm
 
   // One activity per run and one node job each: nothing was encoded twice.
   const scheduled = await farm.scheduledActivities(videoId);
-  // One first run, 0 to 18 s (the first segment and segments 1 and 2), then runs of 12 s: one run
-  // fewer than without bootstrap segments (the first segment alone, then 12 s runs), none from 2 s.
-  assert.equal(scheduled.encodeChunk, 3);
-  assert.equal(scheduled.firstBootstrapSegmentsStored, 1, "ready waited for the first run's first bootstrap segments");
+  // The first 2 s, then 2 to 18 s (the rest of the first segment and segments 1 and 2), then runs of
+  // 12 s: as many runs as without bootstrap segments.
+  assert.equal(scheduled.encodeChunk, 4);
   assert.equal(scheduled.joinBootstrapSegments, 1);
-  assert.deepEqual(
-    (await encodesStarting(videoId))
-      .map((e) => [e.chunk?.startSeconds, e.chunk?.bootstrap ?? false])
-      .sort(([a], [b]) => Number(a) - Number(b)),
-    [
-      [0, true],
-      [18, false],
-      [30, false],
-    ],
-    'the node ran one first run, from 0',
-  );
   assert.equal(scheduled.encodeAudioTrack, 1);
   const starts = (await nodeJobs(node)).filter((j) => j.jobId.startsWith(videoId));
   assert.equal(new Set(starts.map((j) => j.jobId)).size, starts.length, 'each encode ran once');
@@ -264,21 +250,19 @@ test('ready with its first segment, playable through delivery at once (each segm
   assert.equal(completed.length, 1, 'one completed webhook, when it became playable');
 });
 
-/** The node log's `encode starting` lines of `videoId`'s runs (the audio track's has no chunk), in log order. */
-async function encodesStarting(videoId: string) {
+/** The node's job that made the rest of `videoId`'s first segment (the window from 2 s, as bootstrap segments). */
+async function bootstrapRestJob(videoId: string) {
   const lines = (await readFile(node.logFile, 'utf8')).split('\n').filter((line) => line.startsWith('{'));
-  return lines
+  const starting = lines
     .map(
       (line) =>
         JSON.parse(line) as { msg?: string; jobId?: string; chunk?: { startSeconds?: number; bootstrap?: boolean } },
     )
-    .filter((e) => e.msg === 'encode starting' && e.jobId?.startsWith(videoId) && e.chunk !== undefined);
-}
-
-/** The node's job of `videoId`'s first run (the window from 0, its first segment as bootstrap segments). */
-async function firstRunJob(videoId: string) {
-  const starting = (await encodesStarting(videoId)).find((e) => e.chunk?.bootstrap && e.chunk.startSeconds === 0);
-  assert.ok(starting, 'the first run ran');
+    .find(
+      (e) =>
+        e.msg === 'encode starting' && e.jobId?.startsWith(videoId) && e.chunk?.bootstrap && e.chunk.startSeconds === 2,
+    );
+  assert.ok(starting, 'the second bootstrap run ran');
   const job = (await nodeJobs(node)).find((j) => j.jobId === starting.jobId);
   assert.ok(job, 'its job');
   return job;
@@ -286,7 +270,8 @@ async function firstRunJob(videoId: string) {
 
 /**
  * The ffmpeg processes on this machine encoding a run of `videoId` that starts at `firstSegment` (its
- * job directory names the video); not the first run, muxed in 2 s pieces numbered from 0.
+ * job directory names the video); not a bootstrap run, whose pieces' numbering starts at 1 and which
+ * runs niced beside the first run.
  */
 async function runFfmpegPids(videoId: string, firstSegment: number): Promise<number[]> {
   const pids: number[] = [];

@@ -62,6 +62,7 @@ export function createLiveBroadcastActivities({
             renditionRowOf(input.videoId, {
               plan,
               outcome: {
+                key: plan.key,
                 width: started[k]!.width,
                 height: started[k]!.height,
                 codecs: started[k]!.codecs,
@@ -69,6 +70,10 @@ export function createLiveBroadcastActivities({
                 averageBandwidth: variants[k]!.averageBandwidth,
                 // Unknown while it grows: delivery checks no segment number against it (0).
                 segmentCount: 0,
+                frameCount: 0,
+                bytesWritten: 0,
+                nodeId: '',
+                timings: { prepareMs: 0, startupMs: 0, encodeMs: 0, finishMs: 0 },
               },
             }),
           ),

@@ -20,47 +20,15 @@ import {
 } from '@kino/database/repositories';
 import type { ActivityDeps } from './index.ts';
 import { whileHeartbeating } from './heartbeat.ts';
-import { Context } from '@temporalio/activity';
-import type { FirstSegmentsMade } from '../activity-types.ts';
-import { firstBootstrapSegmentsStored, joinFirstSegments } from '../first-segment-join.ts';
+import { joinFirstSegments } from '../first-segment-join.ts';
 
 type StorageDeps = Pick<ActivityDeps, 'db' | 'storage' | 'logger'>;
 
 export function createStorageActivities(deps: StorageDeps) {
   return {
     ...createPlaylistActivities(deps),
-    ...createFirstSegmentActivities(deps),
     ...createRecordingInputActivities(deps),
     ...createRemovalActivities(deps),
-  };
-}
-
-/** A just-in-time video's first segment, made as bootstrap segments (first-segment-join.ts). */
-function createFirstSegmentActivities({ storage }: StorageDeps) {
-  return {
-    /**
-     * A rendition's first segment joined from its bootstrap segments (first-segment-join.ts), unless
-     * a chunk job joined it already (a run that goes on past its bootstrap segments).
-     */
-    async joinBootstrapSegments({ videoId, renditions }: { videoId: string; renditions: string[] }): Promise<void> {
-      await whileHeartbeating(() => joinFirstSegments(storage, videoId, renditions));
-    },
-
-    /**
-     * Once the first bootstrap segment and the init segment of each of `renditions` are stored (its
-     * first run goes on), what publishing needs of them (first-segment-join.ts); cancelled when the
-     * run ends first. The workflow's way to hear of the run's first part before its end.
-     */
-    async firstBootstrapSegmentsStored({
-      videoId,
-      renditions,
-    }: {
-      videoId: string;
-      renditions: string[];
-    }): Promise<FirstSegmentsMade[]> {
-      const { cancellationSignal } = Context.current();
-      return whileHeartbeating(() => firstBootstrapSegmentsStored(storage, videoId, renditions, cancellationSignal));
-    },
   };
 }
 
@@ -119,6 +87,14 @@ function createPlaylistActivities({ storage }: StorageDeps) {
           );
         }
       });
+    },
+
+    /**
+     * A rendition's first segment joined from its bootstrap segments (first-segment-join.ts), unless
+     * the second run's chunk job joined it already.
+     */
+    async joinBootstrapSegments({ videoId, renditions }: { videoId: string; renditions: string[] }): Promise<void> {
+      await whileHeartbeating(() => joinFirstSegments(storage, videoId, renditions));
     },
 
     /**

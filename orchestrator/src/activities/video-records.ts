@@ -2,8 +2,7 @@
 // the repository that is the one writer of its table.
 import type { VideoQuality, WebhookEvent } from '@kino/proto/contract';
 import { announceVideoEvent } from '@kino/database';
-import type { MarkReadyInput, RecordedOutcome, VideoJob } from '../activity-types.ts';
-import type { RenditionPlan } from '../ladder.ts';
+import type { MarkReadyInput, RenditionResult, VideoJob } from '../activity-types.ts';
 import {
   environmentJustInTime,
   getLiveStream,
@@ -135,10 +134,7 @@ function createWebhookSubscriptionActivities({ db }: Pick<ActivityDeps, 'db'>) {
 }
 
 /** A made rendition's row: its plan's settings, the encode's figures. */
-export function renditionRowOf(
-  videoId: string,
-  { plan, outcome }: { plan: RenditionPlan; outcome: RecordedOutcome },
-): NewRendition {
+export function renditionRowOf(videoId: string, { plan, outcome }: RenditionResult): NewRendition {
   return {
     video_id: videoId,
     key: plan.key,

@@ -41,7 +41,7 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
     inputIsSegment: input.chunk.inputIsSegment ?? false,
   };
   const joinStopped = new AbortController();
-  // A run of the first segment (or its rest) and the next run's segments ends long after its bootstrap segments.
+  // The run of the rest of the first segment and the next run's segments ends long after its bootstrap segments.
   const earlyJoin = bootstrapWindowPassesFirstSegment(input.chunk)
     ? joinFirstSegmentOnceStored(deps, input, joinStopped.signal)
     : undefined;
@@ -61,18 +61,9 @@ export async function encodeChunk(deps: NodeJobDeps, input: EncodeChunkInput): P
   return outcomes;
 }
 
-/**
- * The urgent first 2 s of a just-in-time video's first segment, made as bootstrap segments (issue
- * 55), with the rest of that segment in a run of its own. Not a first run that makes the whole
- * segment and runs on (patch `bootstrap-one-run`): there is no rest to raise.
- */
+/** The urgent first 2 s of a just-in-time video's first segment, made as bootstrap segments (issue 55). */
 function isFirstBootstrapRun({ chunk, justInTime }: Pick<EncodeChunkInput, 'chunk' | 'justInTime'>): boolean {
-  return (
-    chunk.bootstrap === true &&
-    chunk.index === 0 &&
-    justInTime?.urgent === true &&
-    !bootstrapWindowPassesFirstSegment(chunk)
-  );
+  return chunk.bootstrap === true && chunk.index === 0 && justInTime?.urgent === true;
 }
 
 /**

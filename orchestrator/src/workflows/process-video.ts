@@ -18,7 +18,6 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import {
-  bootstrapWindowPassesFirstSegment,
   hlsSegmentName,
   isHlsBootstrapName,
   measureBandwidth,
@@ -49,7 +48,6 @@ import {
   type EncodeGrouping,
   type EncodeOutcome,
   type EncodeRenditionInput,
-  type FirstSegmentsMade,
   type ProcessVideoResult,
   type RenditionResult,
   type SegmentOutcome,
@@ -144,18 +142,6 @@ export const storyboards = proxyActivities<Activities>({
   heartbeatTimeout,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
-
-/**
- * The wait for a just-in-time video's first bootstrap segments in storage while its first run goes
- * on (patch `bootstrap-one-run`): as long as the run waits for its slot and encodes its first 2 s,
- * heartbeating; cancelled when the run ends first. A failure is not the video's: it turns `ready`
- * when the run ends, as before.
- */
-const firstSegmentsWatch = proxyActivities<Activities>({
-  startToCloseTimeout: `${30 + encodeQueueWaitMinutes} minutes`,
-  heartbeatTimeout,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
 });
 
 /**
@@ -280,15 +266,6 @@ async function startGeneratedSubtitles(
   }
 }
 
-/**
- * A rendition as a just-in-time video is published with it: its first run's outcome, or (patch
- * `bootstrap-one-run`) what its init segment says once its first bootstrap segment is stored.
- */
-interface FirstRendition {
-  plan: RenditionPlan;
-  outcome: FirstSegmentsMade;
-}
-
 /** What a failure must know of how far the ladder got (processVideo's cleanup). */
 interface LadderRun {
   chunked: boolean;
@@ -348,9 +325,7 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
         // The activity's answer is in the history: a replay takes the same branch.
         justInTime.bootstrap !== false && patched('bootstrap-segments')
           ? patched('bootstrap-rest-with-next-run')
-            ? patched('bootstrap-one-run')
-              ? 'bootstrap-one-run'
-              : 'bootstrap-with-next'
+            ? 'bootstrap-with-next'
             : 'bootstrap-apart'
           : 'whole',
       )
@@ -362,7 +337,7 @@ async function makeLadder(job: VideoJob, run: LadderRun): Promise<Ladder> {
   // source, queued as background work behind every other video's runs.
   run.chunked = chunks.length > 1 || (justInTime !== null && patched('just-in-time-one-run'));
   const publish = justInTime
-    ? (first: FirstRendition[]) =>
+    ? (first: RenditionResult[]) =>
         publishFirstSegments(job.videoId, probe, first, thumbnail, run, alternateAudio.done, chunks[0]?.bootstrap)
     : undefined;
   const { renditions, audioTrackKey } = await (
@@ -544,7 +519,7 @@ function startAlternateAudio(
 async function publishFirstSegments(
   videoId: string,
   probe: SourceProbe,
-  first: FirstRendition[],
+  first: RenditionResult[],
   thumbnail: Promise<string | null>,
   run: LadderRun,
   alternateAudio: Promise<RenditionResult[]>,
@@ -662,7 +637,7 @@ async function encodeInChunks(
    * (ahead of the farm's background work), and `publish` gets that run's renditions; the others
    * follow in playback order, the first group's before the rest (docs/decisions/just-in-time.md).
    */
-  publish?: (first: FirstRendition[]) => Promise<void>,
+  publish?: (first: RenditionResult[]) => Promise<void>,
 ): Promise<{ renditions: RenditionResult[]; audioTrackKey: string | undefined }> {
   const { videoId, storagePath } = job;
   // One decode per chunk makes every rendition; two-pass and single-pass rungs run apart.
@@ -753,7 +728,7 @@ interface ChunkRuns {
   audioTrack: Promise<string | undefined>;
   ownAudioHead: (g: number, chunk: ChunkPlan) => boolean;
   measured: Set<number>;
-  publish: ((first: FirstRendition[]) => Promise<void>) | undefined;
+  publish: ((first: RenditionResult[]) => Promise<void>) | undefined;
   /** Each group's first bootstrap run (its first 2 s) encoded, which its second (the 4 s after) follows. */
   bootstrapHeads: Map<number, Promise<void>>;
   /** The second bootstrap run is queued with the first, ahead of background work (patch `bootstrap-second-run-ahead`). */
@@ -796,16 +771,12 @@ async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chun
   // runs one after the other, the second on a busy node.
   const rest = bootstrapRest ? (runs.bootstrapRestAhead ? 'beside' : 'after') : undefined;
   if (rest === 'after') await runs.bootstrapHeads.get(g);
-  // One first run makes the whole first segment and runs on (patch `bootstrap-one-run`): the video
-  // is published once its first bootstrap segments are stored, not when the run ends.
-  const oneFirstRun = chunk.bootstrap === true && chunk.index === 0 && bootstrapWindowPassesFirstSegment(chunk);
   const audioTrackKey = runs.ownAudioHead(g, chunk) ? undefined : await runs.audioTrack;
   let outcomes: EncodeOutcome[];
-  let publishedEarly = false;
   try {
-    const encoded =
+    outcomes =
       runs.finished[recordName] ??
-      runs.runEncode(() =>
+      (await runs.runEncode(() =>
         encoding.encodeChunk({
           videoId,
           storagePath,
@@ -831,57 +802,21 @@ async function runChunk(runs: ChunkRuns, group: RenditionPlan[], g: number, chun
           ...nodeLabelsOf(job),
           ...watermarkOf(job.parameters),
         }),
-      );
-    if (first && oneFirstRun && !Array.isArray(encoded)) {
-      const made = await firstSegmentsOrRunEnd(videoId, group, encoded);
-      // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
-      if (made)
-        await CancellationScope.nonCancellable(() => publish(group.map((plan, k) => ({ plan, outcome: made[k]! }))));
-      publishedEarly = made !== undefined;
-    }
-    // A finished record is taken as it is: no await, so the commands after it come as before.
-    outcomes = Array.isArray(encoded) ? encoded : await encoded;
+      ));
   } catch (error) {
     head?.reject(error);
     throw error;
   }
   head?.resolve();
-  if (first && !publishedEarly)
+  // Not cancelled halfway by a sibling's failure: a video made ready has its completed event.
+  if (first)
     await CancellationScope.nonCancellable(() => publish(group.map((plan, k) => ({ plan, outcome: outcomes[k]! }))));
   // Its three bootstrap segments made (the first run's too, which may end after this one), the first
-  // segment is their concatenation. A run that goes on past them (`bootstrap-rest-with-next-run`,
-  // `bootstrap-one-run`) joined it already, once its parts were stored: found done.
+  // segment is their concatenation. A second run that goes on through the next run's segments
+  // (`bootstrap-rest-with-next-run`) joined it already, once its parts were stored: found done.
   if (rest === 'beside') await runs.bootstrapHeads.get(g);
-  if (bootstrapRest || oneFirstRun)
-    await storage.joinBootstrapSegments({ videoId, renditions: group.map((plan) => plan.key) });
+  if (bootstrapRest) await storage.joinBootstrapSegments({ videoId, renditions: group.map((plan) => plan.key) });
   return { group, chunk, outcomes };
-}
-
-/**
- * What publishing needs of the first run's renditions, read once their first bootstrap segments are
- * stored while the run goes on; undefined when the run ended (or failed) first, or the wait failed:
- * then the run's outcome serves, as before patch `bootstrap-one-run`.
- */
-async function firstSegmentsOrRunEnd(
-  videoId: string,
-  group: RenditionPlan[],
-  encoded: Promise<EncodeOutcome[]>,
-): Promise<FirstSegmentsMade[] | undefined> {
-  const watch = new CancellationScope();
-  const stored = watch
-    .run(() => firstSegmentsWatch.firstBootstrapSegmentsStored({ videoId, renditions: group.map((p) => p.key) }))
-    .catch((error: unknown) => {
-      if (!isCancellation(error))
-        log.warn('first segments not seen in storage', { videoId, reason: describeFailure(error) });
-      return undefined;
-    });
-  const runEnded = encoded.then(
-    () => undefined,
-    () => undefined,
-  );
-  const made = await Promise.race([stored, runEnded]);
-  if (!made) watch.cancel();
-  return made;
 }
 
 /**
