@@ -98,9 +98,9 @@ export interface HlsEncodeSettings {
    */
   pictureCopy?: boolean;
   /**
-   * Encoded as a low-latency broadcast's rungs are (liveLowDelayArgs), without being one: what is
-   * encoded again to play among such a recording's segments, with its init segment (a frame-accurate
-   * clip's ends). A live encode with parts is low-delay without it.
+   * Encoded low-delay (liveLowDelayArgs): a low-latency broadcast's rungs (hlsLadderArgs sets it
+   * when it writes parts), and what is encoded again to play among such a recording's segments, with
+   * its init segment (a frame-accurate clip's ends).
    */
   lowDelay?: boolean;
 }
@@ -1040,13 +1040,14 @@ export function hlsLadderArgs({
       return;
     }
     if (settings.audio) args.push('-map', audioMap(chunk));
-    args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(settings, threads, endSeconds));
+    // A low-latency broadcast's rungs are encoded low-delay, as what is encoded again to join them is.
+    const encoder = livePartSeconds === undefined ? settings : { ...settings, lowDelay: true };
+    args.push(...chunkOutputArgs(chunk), ...videoEncoderArgs(encoder, threads, endSeconds));
     // FLV times frames in whole milliseconds (33, 67, 100 ms at 30 fps): a constant-rate output
     // would duplicate a frame where the rounding adds up, and a recording must hold exactly the frames
     // published. Each frame keeps its own time.
     if (live) args.push('-fps_mode:v', 'passthrough');
-    if (livePartSeconds !== undefined)
-      args.push(...livePartKeyframeArgs(settings.frameRate, livePartSeconds), ...liveLowDelayArgs(settings));
+    if (livePartSeconds !== undefined) args.push(...livePartKeyframeArgs(settings.frameRate, livePartSeconds));
     if (pass) args.push('-pass', '2', '-passlogfile', pass.logFiles[k]!);
     if (settings.audio) args.push(...audioOutputArgs(settings.audio, chunk, soundPadTo));
     if (live && settings.audio) args.push(...liveSoundPadArgs);

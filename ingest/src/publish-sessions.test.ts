@@ -197,6 +197,26 @@ describe('an SRT caller republished into RTMP', () => {
     assert.equal(started.find((b) => b.key === 'sk_srt')?.startedAtMs, admittedAt);
     assert.ok(started.find((b) => b.key === 'sk_rtmp')!.startedAtMs >= publishedAt, 'an RTMP publisher: its publish');
   });
+
+  it('takes an admission with the publish that follows it, even one refused: a later publisher is dated by its own', async () => {
+    const admissions = new Map([['sk_srt', Date.now() - 6_000]]);
+    let refuse = true;
+    const { sessions, started } = gate(
+      (key) => (refuse ? { accepted: false, reason: 'disabled' } : accepted(key)),
+      (key) => {
+        const at = admissions.get(key);
+        admissions.delete(key);
+        return at;
+      },
+    );
+    sessions.onPrePublish(fakeSession('sk_srt').session);
+    await settled();
+    refuse = false;
+    const publishedAt = Date.now();
+    sessions.onPrePublish(fakeSession('sk_srt').session);
+    await settled();
+    assert.ok(started[0]!.startedAtMs >= publishedAt, 'not the admission the refused publish had');
+  });
 });
 
 describe('a publisher dropping', () => {

@@ -208,6 +208,8 @@ export class PublishSessions {
   private async decide(session: NmsSession, reconnecting: boolean, publishedAtMs: number): Promise<boolean> {
     const key = session.streamName;
     if (session.streamApp !== publishApp || !key) return false;
+    // Taken whatever is decided, so that no later publish of the key finds a stale one.
+    const startedAtMs = this.deps.publisherStartedAtMs?.(key) ?? publishedAtMs;
     const resuming = this.held.get(session.streamPath);
     // A second publisher while the first still publishes: the library refuses it too.
     if (resuming && !reconnecting) return false;
@@ -233,7 +235,7 @@ export class PublishSessions {
       sessionId: session.id,
       playToken: randomBase62(32),
       key,
-      startedAtMs: this.deps.publisherStartedAtMs?.(key) ?? publishedAtMs,
+      startedAtMs,
     };
     // The library's grace for a dropped publisher is the stream's own reconnect window.
     session.broadcast.publishGraceMs = decision.stream.reconnect_window_seconds * 1000;
