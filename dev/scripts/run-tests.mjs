@@ -1,8 +1,8 @@
 // Runs the tests of every workspace on vitest (projects in vitest.config.mjs), with the guarantees CI
 // relies on: a filter that matches no test file fails; unit tests run first, in parallel, then the
 // integration and end-to-end tests of test/ three files at a time (those on the shared farm among
-// them), then the files that run alone, in a vitest run of their own (vitest.config.mjs says which
-// are which); each file has a wall-clock bound
+// them), then the files that need a quiet machine, two at a time, in a vitest run of their own
+// (vitest.config.mjs says which are which); each file has a wall-clock bound
 // (dev/scripts/vitest/file-watchdog.mjs names a file that passes it); processes a test file left
 // behind are killed; one closing line `N passed, N failed`, and a non-zero exit on any failure.
 // Usage: node dev/scripts/run-tests.mjs [--config <vitest config>] [--checks] [--unit] [path-filter ...]
@@ -19,10 +19,10 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
 // The projects of test/ (vitest.config.mjs): `test` and `test-shared-farm` (the files on one farm)
-// run together; `test-alone` after them, in a vitest run of its own, so that the shared farm (which
+// run together; `test-quiet` after them, in a vitest run of its own, so that the shared farm (which
 // lives as long as the run that set it up) is down while they run.
 const isIntegration = (project) => project.startsWith('test');
-const ALONE = 'test-alone';
+const QUIET = 'test-quiet';
 
 const args = process.argv.slice(2);
 /** Takes `flag` (and, with `withValue`, the word after it) out of `args`, wherever it stands. */
@@ -137,9 +137,9 @@ function printSlowest(result) {
 const checks = withChecks ? Promise.all(['lint', 'typecheck'].map(runCheck)) : Promise.resolve([]);
 const phases = [];
 if (files.some((f) => !isIntegration(f.project))) phases.push(['unit', ['--project=!test*']]);
-if (files.some((f) => isIntegration(f.project) && f.project !== ALONE))
+if (files.some((f) => isIntegration(f.project) && f.project !== QUIET))
   phases.push(['integration', ['--project=test', '--project=test-shared-farm']]);
-if (files.some((f) => f.project === ALONE)) phases.push(['alone', [`--project=${ALONE}`]]);
+if (files.some((f) => f.project === QUIET)) phases.push(['quiet', [`--project=${QUIET}`]]);
 let passed = 0;
 let failed = 0;
 let ok = true;
