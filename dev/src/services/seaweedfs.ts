@@ -1,7 +1,8 @@
 // SeaweedFS with its S3 gateway: the local S3-compatible store. Unlike s3rver it checks SigV4
 // signatures, presigned-URL expiry and signed headers (test/storage proves it), so uploads to it
 // behave as they would on AWS.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, ListBucketsCommand } from '@aws-sdk/client-s3';
 import { findBinary } from '../binaries.ts';
@@ -70,6 +71,14 @@ export async function startSeaweed({
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3Grpc] = await Promise.all(
     Array.from({ length: 7 }, () => freePort()),
   );
+  // weed's S3 gateway and filer also listen on unix sockets, by default /tmp/seaweedfs-s3-<port>.sock
+  // and /tmp/seaweedfs-filer-<port>.sock. Two weeds on one machine with the same S3 port (the
+  // production tests' hosts: network namespaces of their own, all on 8333, one /tmp) took the same
+  // socket, and the second exited (`bind: address already in use`, session 34's full run). Each
+  // server's sockets go in a directory of its own, short (a socket's path holds at most 107 bytes).
+  // It is kept when weed exits, as weed kept its sockets in /tmp: a part the launcher starts again
+  // runs the same command, and weed does not make the directory.
+  const socketDir = mkdtempSync(join(tmpdir(), 'kino-weed-'));
   const args = [
     'server',
     `-dir=${join(dataDir, 'data')}`,
@@ -89,6 +98,8 @@ export async function startSeaweed({
     `-s3.port.grpc=${s3Grpc}`,
     '-s3.port.iceberg=0',
     '-s3.port.lance=0',
+    `-s3.localSocket=${join(socketDir, 's3.sock')}`,
+    `-filer.localSocket=${join(socketDir, 'filer.sock')}`,
   ];
   if (credentialsFrom === 'file') args.push(`-s3.config=${identities}`);
   const server = startProcess('seaweedfs', findBinary('weed'), args, {
