@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import { runProgram } from './command.ts';
 import {
   detectWorkingEncoders,
+  hasEncoderDevice,
   isWorkingQualityFfmpeg,
   parseEncoderList,
   parseFilterList,
+  runForDetection,
   testEncodeArgs,
   type ProgramRunner,
 } from './encoders.ts';
@@ -32,6 +34,9 @@ const filterList = `Filters:
  .. libvmaf           VV->V      Calculate the VMAF between two video streams.
  TSC scale             V->V       Scale the input video size and/or convert the image format.
 `;
+
+/** A machine with every GPU an encoder opens. */
+const everyDevice = () => true;
 
 /** A fake ffmpeg: lists `listing`, and a test encode succeeds only with an encoder of `working`. */
 function fakeFfmpeg(listing: string, working: string[], filters = filterList) {
@@ -62,7 +67,12 @@ test('the encoder list gives video encoders by name, not the legend, not audio',
 test('an encoder counts when listed and its one-frame test encode works: listed alone is not enough', async () => {
   // A machine with an NVIDIA card and no Intel GPU: NVENC opens, VA-API and Quick Sync fail.
   const { run, calls } = fakeFfmpeg(encoderList, ['libx264', 'libx265', 'h264_nvenc', 'hevc_nvenc']);
-  assert.deepEqual(await detectWorkingEncoders('ffmpeg', run), ['libx264', 'libx265', 'h264_nvenc', 'hevc_nvenc']);
+  assert.deepEqual(await detectWorkingEncoders('ffmpeg', run, everyDevice), [
+    'libx264',
+    'libx265',
+    'h264_nvenc',
+    'hevc_nvenc',
+  ]);
   // Every listed candidate was tried once; an unlisted one (libsvtav1, av1_nvenc) never.
   const tried = calls.filter((args) => args.includes('-c:v')).map((args) => args[args.indexOf('-c:v') + 1]);
   assert.deepEqual(tried.toSorted(), [
@@ -88,7 +98,7 @@ test('software test encodes run at once; those on one GPU one after another', as
     running.splice(running.indexOf(encoder), 1);
     return { ok: true, stdout: '' };
   };
-  await detectWorkingEncoders('ffmpeg', run);
+  await detectWorkingEncoders('ffmpeg', run, everyDevice);
   const together = (a: string, b: string) => overlaps.some((set) => set.includes(a) && set.includes(b));
   assert.ok(together('libx264', 'libx265'), 'software encoders test at the same time');
   assert.ok(together('libx264', 'h264_nvenc') && together('h264_nvenc', 'h264_vaapi'), 'each GPU beside the others');
@@ -97,6 +107,18 @@ test('software test encodes run at once; those on one GPU one after another', as
     !together('h264_vaapi', 'hevc_vaapi') && !together('h264_vaapi', 'h264_qsv') && !together('hevc_vaapi', 'h264_qsv'),
     'one test at a time on the render node VA-API and Quick Sync share',
   );
+});
+
+test("a GPU's encoders are tried only on a machine that has it: no ffmpeg started for a device that is not there", async () => {
+  // The render node and no NVIDIA card: VA-API and Quick Sync are tried, NVENC is not.
+  const { run, calls } = fakeFfmpeg(encoderList, ['libx264', 'h264_nvenc', 'h264_vaapi']);
+  assert.deepEqual(await detectWorkingEncoders('ffmpeg', run, (device) => device === 'dri'), ['libx264', 'h264_vaapi']);
+  const tried = calls.filter((args) => args.includes('-c:v')).map((args) => args[args.indexOf('-c:v') + 1]);
+  assert.deepEqual(tried.toSorted(), ['h264_qsv', 'h264_vaapi', 'hevc_vaapi', 'libx264', 'libx265']);
+  // No GPU at all: the software encoders alone.
+  const none = fakeFfmpeg(encoderList, ['libx264', 'libx265', 'h264_nvenc', 'h264_vaapi']);
+  assert.deepEqual(await detectWorkingEncoders('ffmpeg', none.run, () => false), ['libx264', 'libx265']);
+  assert.equal(none.calls.filter((args) => args.includes('-c:v')).length, 2);
 });
 
 test('an ffmpeg that cannot run reports no encoder', async () => {
@@ -126,11 +148,21 @@ test('the quality ffmpeg needs libvmaf and a working SVT-AV1', async () => {
   assert.equal(await isWorkingQualityFfmpeg('q', fakeFfmpeg(withSvt, ['libsvtav1'], 'Filters:\n').run), false);
 });
 
-test("Debian's ffmpeg, for real: libx264 and libx265 work; NVENC, VA-API and Quick Sync are listed and fail here", async () => {
+test("Debian's ffmpeg, for real: libx264 and libx265 work; NVENC, VA-API and Quick Sync are listed and, with no GPU here, not tried", async () => {
   const listed = parseEncoderList(await runProgram('ffmpeg', ['-hide_banner', '-encoders']));
   assert.ok(listed.includes('h264_nvenc') && listed.includes('h264_vaapi'), 'this build lists hardware encoders');
   // No GPU on the machines that run the tests: a machine with one would report its encoder here.
-  const working = await detectWorkingEncoders('ffmpeg');
+  assert.ok(!hasEncoderDevice('nvidia') && !hasEncoderDevice('dri'), 'this machine has no GPU');
+  const tried: string[] = [];
+  const working = await detectWorkingEncoders('ffmpeg', async (program, args) => {
+    if (args.includes('-c:v')) tried.push(args[args.indexOf('-c:v') + 1]!);
+    return runForDetection(program, args);
+  });
+  // Without a GPU no hardware test encode is started.
+  assert.deepEqual(
+    tried.toSorted(),
+    ['libsvtav1', 'libx264', 'libx265'].filter((encoder) => listed.includes(encoder)),
+  );
   assert.deepEqual(
     working.filter((encoder) => !encoder.includes('_')),
     ['libx264', 'libx265', 'libsvtav1'].filter((encoder) => listed.includes(encoder)),

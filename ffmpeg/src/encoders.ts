@@ -3,6 +3,7 @@
 // machine with no GPU, and each fails the moment it opens ("Cannot load libcuda.so.1"). So an
 // encoder counts only after a one-frame test encode on its device succeeded. The runner is
 // injected so that tests can hand in a fake encoder list and fake results (this machine has no GPU).
+import { existsSync } from 'node:fs';
 import { detectedVideoEncoders, type DetectedVideoEncoder } from '@kino/proto/contract';
 import { runProgram } from './command.ts';
 
@@ -85,11 +86,23 @@ export function testEncodeArgs(encoder: string): string[] {
   ];
 }
 
+/** A GPU an encoder opens: the NVIDIA card, or the Intel or AMD one's render node. */
+export type EncoderDevice = 'nvidia' | 'dri';
+
+/**
+ * Whether the machine has `device`: NVIDIA's driver makes /dev/nvidiactl (WSL's GPU is /dev/dxg), the
+ * Intel or AMD driver the render node. Without it the device's test encodes cannot pass, and each
+ * would cost an ffmpeg start (about 0.06 CPU-s for Debian's build, which loads 215 libraries).
+ */
+export function hasEncoderDevice(device: EncoderDevice): boolean {
+  return device === 'nvidia' ? existsSync('/dev/nvidiactl') || existsSync('/dev/dxg') : existsSync(vaapiDevice);
+}
+
 /**
  * The device an encoder's test encode opens: software encoders share none, so theirs run at once;
  * NVENC opens the NVIDIA card, VA-API and Quick Sync the Intel or AMD one (the same GPU, mostly).
  */
-function encoderDevice(encoder: string): 'none' | 'nvidia' | 'dri' {
+function encoderDevice(encoder: string): 'none' | EncoderDevice {
   if (encoder.endsWith('_nvenc')) return 'nvidia';
   if (encoder.endsWith('_vaapi') || encoder.endsWith('_qsv')) return 'dri';
   return 'none';
@@ -97,18 +110,23 @@ function encoderDevice(encoder: string): 'none' | 'nvidia' | 'dri' {
 
 /**
  * The encoders among detectedVideoEncoders that `program` lists and that pass a test encode, in
- * detectedVideoEncoders' order. Test encodes on one GPU run one after another (two at once could
- * fail for each other); software encoders' and each GPU's run at the same time, which halves a
- * node's start (about 0.2 s an encode).
+ * detectedVideoEncoders' order; a GPU's encoders are tried only when the machine has that GPU
+ * (`hasDevice`). Test encodes on one GPU run one after another (two at once could fail for each
+ * other); software encoders' and each GPU's run at the same time, which halves a node's start
+ * (about 0.2 s an encode).
  */
 export async function detectWorkingEncoders(
   program: string,
   run: ProgramRunner = runForDetection,
+  hasDevice: (device: EncoderDevice) => boolean = hasEncoderDevice,
 ): Promise<DetectedVideoEncoder[]> {
   const listing = await run(program, ['-hide_banner', '-encoders']);
   if (!listing.ok) return [];
   const listed = new Set(parseEncoderList(listing.stdout));
-  const candidates = detectedVideoEncoders.filter((encoder) => listed.has(encoder));
+  const candidates = detectedVideoEncoders.filter((encoder) => {
+    const device = encoderDevice(encoder);
+    return listed.has(encoder) && (device === 'none' || hasDevice(device));
+  });
   const works = new Map<DetectedVideoEncoder, boolean>();
   const testOne = async (encoder: DetectedVideoEncoder) => {
     works.set(encoder, (await run(program, testEncodeArgs(encoder))).ok);
