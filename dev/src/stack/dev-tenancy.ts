@@ -1,14 +1,20 @@
-// The dev organization, environment and API key: made once through the operators' own commands
-// (`kino admin ... --json`), the same path an operator takes, and re-used on every restart.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+// The dev organization, environment and API key: made once, and re-used on every restart, with the
+// functions the operators' `kino admin org create`, `env create`, `key create` and `member add` run
+// (@kino/database/admin), called in the launcher's own process. Through the commands each was a `kino`
+// start of its own: four processes and 2.3 CPU-s at every start of a stack, and the tests start about
+// sixty stacks. The commands themselves are tested where they are the subject (test/api/admin-cli,
+// test/cli).
 import { openDatabase } from '@kino/database';
+import {
+  addOrganizationMember,
+  createApiKey,
+  createEnvironment,
+  createOrganization,
+  openAdminDatabase,
+  type Db,
+} from '@kino/database/admin';
 import { getEnvironment } from '@kino/database/repositories';
-import { repoRoot } from '@kino/infra';
 import { DevStackError } from './preflight.ts';
-import { kinoArgs, kinoCommandExists } from './parts.ts';
-
-const execFileAsync = promisify(execFile);
 
 export interface DevTenancy {
   orgId: string;
@@ -16,30 +22,17 @@ export interface DevTenancy {
   apiKey: string;
 }
 
-/** Runs `kino <args> --json` against the dev database and returns its JSON answer. */
-async function runAdmin<T>(args: string[], databaseUrl: string): Promise<T> {
+/** Runs `work` on the dev database as an admin command would (its schema brought up to date first). */
+async function withAdminDatabase<T>(databaseUrl: string, what: string, work: (db: Db) => Promise<T>): Promise<T> {
+  let db: Db | undefined;
   try {
-    const { stdout } = await execFileAsync(process.execPath, kinoArgs(args, '--json'), {
-      cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      timeout: 60_000,
-    });
-    return JSON.parse(stdout) as T;
+    db = await openAdminDatabase({ DATABASE_URL: databaseUrl });
+    return await work(db);
   } catch (error) {
-    const { stderr, stdout } = error as { stderr?: string; stdout?: string };
-    const output = (stderr || stdout || (error as Error).message).trim();
-    throw new DevStackError(`\`kino ${args.join(' ')} --json\` failed: ${output}`);
+    throw new DevStackError(`${what} failed: ${(error as Error).message}`);
+  } finally {
+    await db?.destroy();
   }
-}
-
-export function adminCommandsMissing(): string[] {
-  return [
-    ['admin', 'org', 'create'],
-    ['admin', 'env', 'create'],
-    ['admin', 'key', 'create'],
-  ]
-    .filter((words) => !kinoCommandExists(words))
-    .map((words) => `kino ${words.join(' ')}`);
 }
 
 /** Whether the organization and environment of a previous run are still in the database. */
@@ -56,24 +49,18 @@ export async function tenancyExists(databaseUrl: string, orgId: string, envId: s
 
 /** A full-access test key (`svc_test_...`) for the dev organization. */
 export async function createDevKey(databaseUrl: string, orgId: string): Promise<string> {
-  const key = await runAdmin<{ apiKey?: string }>(
-    ['admin', 'key', 'create', '--org', orgId, '--type', 'full'],
-    databaseUrl,
-  );
-  if (!key.apiKey) throw new DevStackError('`kino admin key create` answered without an apiKey');
-  return key.apiKey;
+  return withAdminDatabase(databaseUrl, 'making the dev API key', async (db) => {
+    return (await createApiKey(db, { orgId, type: 'full', live: false })).apiKey;
+  });
 }
 
 export async function createDevTenancy(databaseUrl: string): Promise<DevTenancy> {
-  const org = await runAdmin<{ id?: string }>(['admin', 'org', 'create', '--name', 'Kino dev'], databaseUrl);
-  if (!org.id) throw new DevStackError('`kino admin org create` answered without an id');
-  // The environment and the key each need only the organization: one command's start-up for both.
-  const [env, apiKey] = await Promise.all([
-    runAdmin<{ id?: string }>(['admin', 'env', 'create', '--org', org.id, '--name', 'development'], databaseUrl),
-    createDevKey(databaseUrl, org.id),
-  ]);
-  if (!env.id) throw new DevStackError('`kino admin env create` answered without an id');
-  return { orgId: org.id, envId: env.id, apiKey };
+  return withAdminDatabase(databaseUrl, 'making the dev organization, environment and API key', async (db) => {
+    const org = await createOrganization(db, { name: 'Kino dev' });
+    const env = await createEnvironment(db, { orgId: org.id, name: 'development' });
+    const { apiKey } = await createApiKey(db, { orgId: org.id, type: 'full', live: false });
+    return { orgId: org.id, envId: env.id, apiKey };
+  });
 }
 
 /** Whether the key lists the environment through the API: the proof a client can use dev.json. */
@@ -87,7 +74,9 @@ export async function keyListsEnvironment(apiUrl: string, tenancy: DevTenancy): 
   return payload.body?.environments?.some((environment) => environment.id === tenancy.envId) ?? false;
 }
 
-/** Makes the dev user a member of the dev organization (idempotent), with the operators' command. */
+/** Makes the dev user a member of the dev organization (idempotent). */
 export async function ensureDevMember(databaseUrl: string, orgId: string, email: string): Promise<void> {
-  await runAdmin(['admin', 'member', 'add', '--org', orgId, '--email', email], databaseUrl);
+  await withAdminDatabase(databaseUrl, `making ${email} a member of ${orgId}`, async (db) => {
+    await addOrganizationMember(db, orgId, email);
+  });
 }

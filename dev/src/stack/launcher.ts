@@ -40,7 +40,6 @@ import {
 } from '../index.ts';
 import { tailErrorsToConsole, type ConsoleTail } from './console-tail.ts';
 import {
-  adminCommandsMissing,
   createDevKey,
   createDevTenancy,
   ensureDevMember,
@@ -214,7 +213,6 @@ export class DevStackLauncher {
     // Hosts of their own (network namespaces the caller just made) have every port free.
     if (!this.options.hosts) await assertPortsFree(layout, hasAnalytics ? new Set() : new Set(['analytics']));
     const secrets = loadOrCreateSecrets(layout);
-    const adminMissing = adminCommandsMissing();
 
     io.progress(
       `starting PostgreSQL (${host}:${ports.postgres}), Temporal (${host}:${ports.temporal}), S3 (${host}:${ports.s3}); state in ${layout.dir}`,
@@ -371,8 +369,6 @@ export class DevStackLauncher {
     let tenancy: DevTenancy | undefined;
     if (!apiUp) {
       this.missing.push('dev organization, environment and key (the API is not running)');
-    } else if (adminMissing.length > 0) {
-      this.missing.push(`dev organization, environment and key (${adminMissing.join(', ')} do not exist yet)`);
     } else {
       tenancy = await this.ensureTenancy(postgres.url, apiUrl);
       if (tenancy) {
