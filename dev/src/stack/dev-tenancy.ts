@@ -2,7 +2,7 @@
 // functions the operators' `kino admin org create`, `env create`, `key create` and `member add` run
 // (@kino/database/admin), called in the launcher's own process. Through the commands each was a `kino`
 // start of its own: four processes and 2.3 CPU-s at every start of a stack, and the tests start about
-// sixty stacks. The commands themselves are tested where they are the subject (test/api/admin-cli,
+// fifty stacks. The commands themselves are tested where they are the subject (test/api/admin-cli,
 // test/cli).
 import { openDatabase } from '@kino/database';
 import {
