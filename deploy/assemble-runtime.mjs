@@ -111,4 +111,23 @@ execFileSync(
   ],
   { cwd: target, stdio: 'inherit' },
 );
+// Each Kino plugin's oclif manifest (oclif.manifest.json in its root: what `oclif manifest` writes
+// when a CLI is packed). Without one, oclif imports every command of every plugin at each `kino`
+// start to learn their names; with them it imports the one it runs: `kino videos list` 0.28 → 0.19
+// CPU-s, measured on a checkout's sources. Written here and not in a checkout, whose commands
+// change under it (oclif reads a manifest without checking it against the commands).
+execFileSync(
+  process.execPath,
+  [
+    '--input-type=module',
+    '--eval',
+    `const { writeFileSync } = await import('node:fs');
+     const { join } = await import('node:path');
+     const { loadKinoConfig } = await import(${JSON.stringify(join(target, 'cli', 'bin', 'run.js'))});
+     for (const plugin of (await loadKinoConfig()).getPluginsList())
+       if (plugin.name.startsWith('@kino/')) writeFileSync(join(plugin.root, 'oclif.manifest.json'), JSON.stringify(plugin.manifest));`,
+  ],
+  // As the image runs it (deploy/Dockerfile): no dev plugin.
+  { cwd: target, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } },
+);
 console.log(`assembled ${target}: node ${join(target, 'cli', 'bin', 'kino.js')} <command>`);

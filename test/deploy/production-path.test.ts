@@ -35,7 +35,7 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createHash, X509Certificate } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { tmpdir } from 'node:os';
@@ -626,6 +626,19 @@ test("the image's runtime holds what a process reads beside its compiled code: t
   // kino.js is <runtime>/cli/bin/kino.js; a node runs <runtime>/encode-node/transcribe/transcribe.py.
   const runtimeRoot = dirname(dirname(dirname(image.kinoJs)));
   assert.ok(existsSync(join(runtimeRoot, 'encode-node', 'transcribe', 'transcribe.py')), runtimeRoot);
+});
+
+test("the image's kino reads its commands from oclif manifests: each Kino plugin's names every command it compiled, so a start imports only the one it runs", async () => {
+  const runtimeRoot = dirname(dirname(dirname(image.kinoJs)));
+  for (const plugin of ['cli', 'api', 'orchestrator', 'encode-node', 'delivery', 'ingest']) {
+    const manifestFile = join(runtimeRoot, plugin, 'oclif.manifest.json');
+    assert.ok(existsSync(manifestFile), `${plugin} has no oclif.manifest.json`);
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { commands: Record<string, unknown> };
+    const compiled = (await readdir(join(runtimeRoot, plugin, 'dist', 'commands'), { recursive: true })).filter(
+      (file) => file.endsWith('.js'),
+    );
+    assert.equal(Object.keys(manifest.commands).length, compiled.length, `${plugin}: ${compiled.join(', ')}`);
+  }
 });
 
 test('from deploy/compose.yaml and .env.example to a played video over HTTPS: bootstrap, the first secrets from a one-off container, a multipart upload through the proxy, ready, played from delivery, the dashboard signed in through an OpenID provider', async () => {
