@@ -1,5 +1,5 @@
 // The dev stack's sign-in for the dashboard: its identity provider's client and users. The dev user
-// is a member of the dev organization (`kino admin member add`); the outsider is a member of
+// is a member of the dev organization (what `kino admin member add` runs); the outsider is a member of
 // nothing (tests prove such a user is refused).
 import type { DevIdentityUser } from '../index.ts';
 

@@ -48,18 +48,19 @@ export async function tenancyExists(databaseUrl: string, orgId: string, envId: s
 }
 
 /** A full-access test key (`svc_test_...`) for the dev organization. */
+async function devKey(db: Db, orgId: string): Promise<string> {
+  return (await createApiKey(db, { orgId, type: 'full', live: false })).apiKey;
+}
+
 export async function createDevKey(databaseUrl: string, orgId: string): Promise<string> {
-  return withAdminDatabase(databaseUrl, 'making the dev API key', async (db) => {
-    return (await createApiKey(db, { orgId, type: 'full', live: false })).apiKey;
-  });
+  return withAdminDatabase(databaseUrl, 'making the dev API key', (db) => devKey(db, orgId));
 }
 
 export async function createDevTenancy(databaseUrl: string): Promise<DevTenancy> {
   return withAdminDatabase(databaseUrl, 'making the dev organization, environment and API key', async (db) => {
     const org = await createOrganization(db, { name: 'Kino dev' });
     const env = await createEnvironment(db, { orgId: org.id, name: 'development' });
-    const { apiKey } = await createApiKey(db, { orgId: org.id, type: 'full', live: false });
-    return { orgId: org.id, envId: env.id, apiKey };
+    return { orgId: org.id, envId: env.id, apiKey: await devKey(db, org.id) };
   });
 }
 

@@ -19,8 +19,8 @@ export function runDevStack(options: DevStackOptions = {}): Promise<number> {
       ...process.env,
       KINO_DEV_OPTIONS: JSON.stringify(options),
       // The AWS SDK's notice on a Node older than 22 (the pinned Node 24 never shows it; a node on
-      // PATH still may), under the variable this SDK version reads; the supervisor's children (and
-      // the admin commands it runs) inherit it.
+      // PATH still may), under the variable this SDK version reads; the supervisor's children
+      // inherit it.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   });
