@@ -459,8 +459,16 @@ test('AV1 on a farm where one node lacks the quality ffmpeg: the AV1 encodes wai
   );
   assert.equal(waiting, 'no live encode node has the quality ffmpeg (SVT-AV1, libvmaf)');
   // The operators see the same: the waiting encodes, each with its reason (kino nodes list prints them).
-  const queue = (await farm.kino.nodes.waiting()).filter((w) => w.videoId === videoId);
-  assert.ok(queue.length >= 2, `the H.264 and the AV1 encodes wait (${queue.length})`);
+  // Each encode joins the queue when its own dispatch finds no node, the first of them marking the
+  // video: wait for both rather than read the queue at the moment the first is marked.
+  const queue = await waitFor(
+    'the H.264 and the AV1 encodes to wait',
+    async () => {
+      const entries = (await farm.kino.nodes.waiting()).filter((w) => w.videoId === videoId);
+      return entries.length >= 2 ? entries : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   assert.ok(queue.every((w) => w.waitingFor === waiting));
   const listed = (await farm.kino.nodes.list()).find((n) => n.id === plain.nodeId)!;
   assert.equal(listed.qualityFfmpeg, false);
