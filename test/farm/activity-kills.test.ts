@@ -145,9 +145,15 @@ async function assertReadyAfterRetries(videoId: string, clip: Clip, retried: str
 
 /** Both nodes hang: the probe waits on one of them. */
 async function holdProbe(clip: Clip): Promise<{ videoId: string; nodeId: string }> {
-  shortJobs.process.pause();
-  encodes.process.pause();
-  const videoId = await farm.submitVideo(clip.body);
+  // Hung once the source is stored: the probe must be sent before the registry stops counting on
+  // the nodes (6.7 to 10 s after the hang, by their last heartbeat), and a loaded machine's upload
+  // would take part of that.
+  const videoId = await farm.submitVideo(clip.body, {
+    beforeProcess: () => {
+      shortJobs.process.pause();
+      encodes.process.pause();
+    },
+  });
   return { videoId, ...(await running(videoId, 'probeSource')) };
 }
 
@@ -160,8 +166,7 @@ async function holdProbe(clip: Clip): Promise<{ videoId: string; nodeId: string 
 const afterProbe = ['makeThumbnail', 'makeStoryboard', 'encodeAudioTrack'];
 async function holdWorkAfterProbe(clip: Clip): Promise<{ videoId: string; stoppedAt: number }> {
   await farm.kino.nodes.drain(encodes.nodeId);
-  shortJobs.process.pause();
-  const videoId = await farm.submitVideo(clip.body);
+  const videoId = await farm.submitVideo(clip.body, { beforeProcess: () => shortJobs.process.pause() });
   assert.equal((await running(videoId, 'probeSource')).nodeId, shortJobs.nodeId);
   encodes.process.pause();
   const stoppedAt = Date.now();
@@ -305,9 +310,13 @@ test('the node killed while a thumbnail, a storyboard and an audio track run on 
 
 test('the node hung (SIGSTOP) while a probe runs on it: the probe moves to the other node within the heartbeat timeout, the late answer ignored', async () => {
   await farm.kino.nodes.drain(encodes.nodeId);
-  shortJobs.process.pause();
-  const stoppedAt = Date.now();
-  const videoId = await farm.submitVideo(wholeClip.body);
+  let stoppedAt = 0;
+  const videoId = await farm.submitVideo(wholeClip.body, {
+    beforeProcess: () => {
+      shortJobs.process.pause();
+      stoppedAt = Date.now();
+    },
+  });
   assert.equal((await running(videoId, 'probeSource')).nodeId, shortJobs.nodeId);
   await farm.kino.nodes.undrain(encodes.nodeId);
   const moved = await assertHangCostsSeconds(videoId, wholeClip, {

@@ -125,8 +125,15 @@ export interface FarmTenant {
   /** With `playback`: the delivery node the API's playback URLs point at, and the analytics store. */
   deliveryUrl?: string;
   clickhouse?: ClickHouseHttp;
-  /** Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video id. */
-  submitVideo(body: Uint8Array, options?: VideoOptions & { filename?: string }): Promise<string>;
+  /**
+   * Through the SDK: an upload URL, the PUT of `body` to storage, the process call. Returns the video
+   * id. `beforeProcess` runs between the upload and the process call (a test that hangs a node to hold
+   * the video's first job there starts the hang's clock as late as it can).
+   */
+  submitVideo(
+    body: Uint8Array,
+    options?: VideoOptions & { filename?: string; beforeProcess?: () => void | Promise<void> },
+  ): Promise<string>;
   /** Polls the video's details (SDK) until it is `status`; fails early if it ends otherwise. */
   waitForStatus(videoId: string, status: 'ready' | 'failed', timeoutMs?: number): Promise<{ failureReason?: string }>;
   /** Downloads every object under `videos/{id}/` into `dir`, keeping the layout below `videos/{id}/`. */
@@ -306,6 +313,7 @@ export async function connectTenant({
         maxFrameRate = -1,
         maxEdgeLength = -1,
         filename = 'clip.mp4',
+        beforeProcess,
         ...options
       } = {},
     ) {
@@ -315,6 +323,7 @@ export async function connectTenant({
         contentType: 'video/mp4',
       });
       await kino.uploads.putFile(ticket, body, 'video/mp4');
+      await beforeProcess?.();
       const { videoID } = await kino.videos.process(orgId, envId, {
         storagePath: ticket.bucketPath,
         videoQuality: quality,
