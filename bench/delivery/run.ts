@@ -65,6 +65,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess, waitFor, type ManagedProcess } from '@kino/dev';
 import { objectKeys } from '@kino/proto/contract';
+import { ensureInstalled } from '../apt.ts';
 import { createHlsFixture, type HlsFixture } from '../../test/support/hls-fixture.ts';
 import { signedUrlOf, startDeliveryStack } from '../../test/delivery/harness.ts';
 import { Scrape } from '../../test/support/metrics.ts';
@@ -83,26 +84,6 @@ const serverCore = '1';
 /** 180 s videos: thirty 6 s segments each (the popular work asks for the first five). */
 const videoSeconds = 180;
 const popularSegmentsPerVideo = 5;
-
-function ensureInstalled(binary: string, pkg: string): string {
-  const found = spawnSync('sh', ['-c', `command -v ${binary} || ls /usr/sbin/${binary} 2>/dev/null`], {
-    encoding: 'utf8',
-  })
-    .stdout.trim()
-    .split('\n')[0];
-  if (found) return found;
-  process.stderr.write(`[bench] installing ${pkg} (apt)\n`);
-  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
-  execFileSync(
-    sudo[0] ?? 'apt-get',
-    [...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', '--no-install-recommends', pkg],
-    {
-      stdio: 'inherit',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    },
-  );
-  return ensureInstalled(binary, pkg);
-}
 
 interface LoadResult {
   requestsPerSecond: number;

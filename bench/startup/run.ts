@@ -56,6 +56,7 @@ import {
 } from '@kino/test/support/players';
 import { startFarm, type Farm, type FarmNodeProcess } from '../../test/farm/farm.ts';
 import { benchSource, log, median, submitBenchVideo } from '../encode/common.ts';
+import { ensureInstalled } from '../apt.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -349,7 +350,9 @@ http {
 }
 `,
   );
-  const proc = startProcess('nginx', '/usr/sbin/nginx', ['-c', conf, '-p', dir], { logFile: join(dir, 'stdout.log') });
+  const proc = startProcess('nginx', ensureInstalled('nginx', 'nginx'), ['-c', conf, '-p', dir], {
+    logFile: join(dir, 'stdout.log'),
+  });
   const origin = `http://127.0.0.1:${port}`;
   await waitFor(
     'nginx to answer',
