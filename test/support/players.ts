@@ -152,7 +152,11 @@ const playerPage = `<!doctype html>
     const hls = new Hls({ lowLatencyMode: true, maxLiveSyncPlaybackRate: 1.5, debug });
     window.seekToLive = () => { video.currentTime = hls.liveSyncPosition; };
     programDateTime = () => (hls.playingDate ? hls.playingDate.getTime() : null);
-    hls.on(Hls.Events.ERROR, (_event, data) => outcome.errors.push(data.type + '/' + data.details + (data.fatal ? ' (fatal)' : '')));
+    // A network error names its URL and HTTP status, as Shaka's do (a bare fragLoadError says nothing of which).
+    const request = (data) => data.type === Hls.ErrorTypes.NETWORK_ERROR
+      ? ' ' + [data.frag?.url ?? data.context?.url ?? data.url, data.response?.code].filter((x) => x !== undefined).join(' ')
+      : '';
+    hls.on(Hls.Events.ERROR, (_event, data) => outcome.errors.push(data.type + '/' + data.details + request(data) + (data.fatal ? ' (fatal)' : '')));
     hls.on(Hls.Events.MANIFEST_PARSED, play);
     hls.loadSource(src);
     hls.attachMedia(video);
