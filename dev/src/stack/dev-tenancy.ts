@@ -47,11 +47,12 @@ export async function tenancyExists(databaseUrl: string, orgId: string, envId: s
   }
 }
 
-/** A full-access test key (`svc_test_...`) for the dev organization. */
+/** A full-access test key (`svc_test_...`) for the dev organization: the one place both callers make it. */
 async function devKey(db: Db, orgId: string): Promise<string> {
   return (await createApiKey(db, { orgId, type: 'full', live: false })).apiKey;
 }
 
+/** A new dev key for the previous run's organization, when the key in dev.json no longer works. */
 export async function createDevKey(databaseUrl: string, orgId: string): Promise<string> {
   return withAdminDatabase(databaseUrl, 'making the dev API key', (db) => devKey(db, orgId));
 }
