@@ -182,7 +182,8 @@ class LiveFiles {
     // ffmpeg names a file in its playlist once it has renamed it into place, closed.
     const text = await readFile(join(dir, hlsPlaylistName), 'utf8').catch(() => undefined);
     if (text === undefined || text === this.playlists.get(spec.key)) return;
-    const fresh = parseMediaPlaylist(text).segments.filter((s) => !this.sent.has(prefix + s.uri));
+    const playlist = parseMediaPlaylist(text);
+    const fresh = playlist.segments.filter((s) => !this.sent.has(prefix + s.uri));
     if (fresh.length > 0 && !this.started.has(spec.key)) {
       const init = await readFile(join(dir, hlsInitName));
       await this.sendFile(prefix + hlsInitName, init);
@@ -192,7 +193,7 @@ class LiveFiles {
     }
     const clock = this.clocks.get(spec.key) ?? new LiveInputClock(this.startedAtMs);
     this.clocks.set(spec.key, clock);
-    for (const entry of fresh) {
+    for (const [i, entry] of fresh.entries()) {
       const data = await readFile(join(dir, entry.uri));
       const time = entry.programDateTime ? Date.parse(entry.programDateTime) : Date.now();
       const now = Date.now();
@@ -204,6 +205,8 @@ class LiveFiles {
         programDateTimeMs: placed.programDateTimeMs,
         independent: fragmentStartsWithKeyframe(data),
         afterGap: placed.afterGap,
+        // ffmpeg lists its last file in the playlist it ends (its trailer): the input is over.
+        last: playlist.endList && i === fresh.length - 1,
       });
     }
     this.playlists.set(spec.key, text);
@@ -213,7 +216,13 @@ class LiveFiles {
   private async sendFile(
     name: string,
     data: Buffer,
-    media?: { durationSeconds: number; programDateTimeMs: number; independent: boolean; afterGap: boolean },
+    media?: {
+      durationSeconds: number;
+      programDateTimeMs: number;
+      independent: boolean;
+      afterGap: boolean;
+      last: boolean;
+    },
   ): Promise<void> {
     for (let offset = 0; offset === 0 || offset < data.length; offset += pieceBytes) {
       const piece = data.subarray(offset, offset + pieceBytes);

@@ -161,6 +161,19 @@ describe('the end of a low-latency rung', () => {
   });
 });
 
+describe('the last part of a low-latency rung', () => {
+  it('is listed with no preload hint, the playlist still live: no part is promised that will not come', async () => {
+    const storage = fakeStorage();
+    const rung = new RungPlaylist('360p', 6, 1, storage.put);
+    for (let k = 0; k < 8; k++) await rung.take(partName(k), Buffer.from(`p${k}`), media(k));
+    assert.match(storage.playlist(), /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-00008.m4s"/);
+    await rung.take(partName(8), Buffer.from('p8'), { ...media(8, 0.4), last: true });
+    const text = storage.playlist();
+    assert.match(text, /#EXT-X-PART:DURATION=0.400000,URI="part-00008.m4s",INDEPENDENT=YES\n$/);
+    assert.doesNotMatch(text, /PRELOAD-HINT|ENDLIST/);
+  });
+});
+
 describe('a standard rung', () => {
   it('lists each segment as it comes, with its time, and no parts', async () => {
     const storage = fakeStorage();

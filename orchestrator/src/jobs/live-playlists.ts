@@ -28,6 +28,8 @@ export interface LiveMedia {
   durationSeconds: number;
   programDateTimeMs: number;
   independent: boolean;
+  /** The rung's last file (the node read the end of ffmpeg's playlist with it): no part follows. */
+  last?: boolean;
 }
 
 /** Where a rung's files and playlist go: a put of `<key>/<name>`. */
@@ -171,7 +173,8 @@ export class RungPlaylist {
         parts: [part],
         nextPartName: '',
       };
-    this.playlist.open!.nextPartName = nextPartName(name);
+    // No hint after the last part: a player fetching it would wait for a part that never comes.
+    this.playlist.open!.nextPartName = media.last ? '' : nextPartName(name);
     this.openBytes.push(data);
     await this.write();
   }
@@ -182,9 +185,10 @@ export class RungPlaylist {
    * parts from it and loads them while the stream is live: hls.js 1.7 loads no more of a segment it
    * has begun once its playlist has ended, and stopped for good where the last part starts when the
    * ended playlist was the first to list it (docs/decisions/live.md, "The end of a broadcast"). The
-   * open segment stays open: closed in a live delta update, hls.js placed it 2.6 s early. With no
-   * hint, a player waiting for the hinted part (Shaka) is answered 404 while the stream is live,
-   * which it retries; ended, a 404 is fatal to it.
+   * open segment stays open: closed in a live delta update, hls.js placed it 2.6 s early. A node
+   * marks its last part (`LiveMedia.last`), whose playlist already hints none; from an older node, a
+   * player waiting for the hinted part (Shaka) is answered 404 once the hint is gone, which Shaka
+   * reports as a critical error (fatal once its playlist has ended).
    */
   async listLastParts(): Promise<void> {
     if (this.playlist.open) this.playlist.open.nextPartName = '';

@@ -365,6 +365,7 @@ class LiveFileStore {
             durationSeconds: file.durationSeconds,
             programDateTimeMs: Number(file.programDateTimeMs),
             independent: file.independent,
+            last: file.last,
           };
     const rung = this.rungs.get(match[1]!)!;
     // The node saw the input stop and come back (a publisher's reconnect) before this file.

@@ -27,6 +27,12 @@ export interface LiveFile {
    * EXT-X-DISCONTINUITY before it; program_date_time_ms is already moved on by the gap.
    */
   'afterGap'?: (boolean);
+  /**
+   * The rung's last file: ffmpeg's playlist that first listed it had ended (EXT-X-ENDLIST), so the
+   * input has ended and no part follows it. The orchestrator writes the playlist naming it with no
+   * preload hint: a hint of a part that will never come is a 404 to the player that fetches it.
+   */
+  'last'?: (boolean);
 }
 
 /**
@@ -54,4 +60,10 @@ export interface LiveFile__Output {
    * EXT-X-DISCONTINUITY before it; program_date_time_ms is already moved on by the gap.
    */
   'afterGap': (boolean);
+  /**
+   * The rung's last file: ffmpeg's playlist that first listed it had ended (EXT-X-ENDLIST), so the
+   * input has ended and no part follows it. The orchestrator writes the playlist naming it with no
+   * preload hint: a hint of a part that will never come is a 404 to the player that fetches it.
+   */
+  'last': (boolean);
 }
