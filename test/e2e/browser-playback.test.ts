@@ -658,14 +658,15 @@ async function assertSegments(videoId: string, source: Source): Promise<void> {
 }
 
 /**
- * Plays the video in each player to `ended`, for its duration and every frame. `stalls`:
- * hls.js's non-fatal bufferStalledError is allowed (a player at 8x outruns segments made on request).
+ * Plays the video in each player to `ended`, for its duration and every frame. hls.js's non-fatal
+ * bufferStalledError is allowed: a player that stalls for good (#36's last segment without sound)
+ * fails `ended`, and one that stalls a moment and goes on was outrunning the segments (made on
+ * request, or at 8x on a loaded machine: session 36 saw a 12 s chunked video stall once and end).
  */
 async function assertEveryPlayerEnds(
   videoId: string,
   source: Source,
   {
-    stalls = false,
     playbackRate = rate,
     src = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8`,
   } = {},
@@ -686,7 +687,7 @@ async function assertEveryPlayerEnds(
     const what = `${source.name} in ${player}`;
     const outcome = outcomes[k]!;
     assert.deepEqual(
-      outcome.errors.filter((e) => !(stalls && e === 'mediaError/bufferStalledError')),
+      outcome.errors.filter((e) => e !== 'mediaError/bufferStalledError'),
       [],
       what,
     );
@@ -769,7 +770,7 @@ test('a video published just in time plays from the moment it is ready, to its e
   // The master with `bootstrap=true`, as the embed page asks for it: each player starts on the 2 s
   // bootstrap segments (issue 55), ready once the first of them was made in every rung.
   const publicSrc = `${farm.deliveryUrl}/v1/public/${farm.orgId}/${farm.envId}/${videoId}/master.m3u8?bootstrap=true`;
-  const outcomes = await assertEveryPlayerEnds(videoId, source, { stalls: true, playbackRate: 1, src: publicSrc });
+  const outcomes = await assertEveryPlayerEnds(videoId, source, { playbackRate: 1, src: publicSrc });
   // The same from its signed URL (private family), faster: the token goes onto every URL, or delivery refuses it.
   const { signed_url } = await farm.kino.playback.signedUrl(farm.orgId, videoId, { domains: ['127.0.0.1'] });
   const privateSrc = `${signed_url}&bootstrap=true`;
