@@ -19,7 +19,7 @@ import idempotencyPlugin from './plugins/idempotency.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import { registerRoutes } from './routes/index.ts';
 import { scheduleUploadSweeps } from './uploads/sweeps.ts';
-import { typeboxValidatorCompiler } from './http/validation.ts';
+import { acceptsNoBody, typeboxValidatorCompiler } from './http/validation.ts';
 import { postgresServedSegments } from './videos/served-segments.ts';
 import { apiVersion } from './http/version.ts';
 import { registerApiReference } from './http/api-reference.ts';
@@ -56,11 +56,30 @@ const openApiDocument: FastifyDynamicSwaggerOptions = {
   },
   // Paths in the document are relative to the server URL above, like the spec's. An operation that
   // takes no body documents none (its NoBody schema only refuses fields: plugins/strict-requests.ts).
-  transform: ({ schema, url }) => ({
-    schema: schema && isNoBody(schema.body) ? { ...schema, body: undefined } : schema,
-    url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url,
-  }),
+  transform: ({ schema, url }) => {
+    if (schema?.operationId && acceptsNoBody(schema.body)) optionalBodyOperations.add(schema.operationId);
+    return {
+      schema: schema && isNoBody(schema.body) ? { ...schema, body: undefined } : schema,
+      url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url,
+    };
+  },
+  // @fastify/swagger documents every body as required; one the validator takes when left out
+  // (acceptsNoBody) is documented as optional.
+  transformObject: (document) => {
+    if (!('openapiObject' in document)) return document.swaggerObject;
+    for (const operations of Object.values(document.openapiObject.paths ?? {}))
+      for (const operation of Object.values(operations ?? {}) as DocumentedOperation[])
+        if (operation?.requestBody && optionalBodyOperations.has(operation.operationId ?? ''))
+          operation.requestBody.required = false;
+    return document.openapiObject;
+  },
 };
+
+/** What `transformObject` reads of a path item's members (operations, and a few other fields). */
+type DocumentedOperation = { operationId?: string; requestBody?: { required?: boolean } } | undefined;
+
+/** The operations whose body may be left out (validation.ts's acceptsNoBody), by operationId. */
+const optionalBodyOperations = new Set<string>();
 
 /**
  * The dashboard's sign-in and sessions when it is configured (config.ts requires the provider's

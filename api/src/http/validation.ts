@@ -170,6 +170,16 @@ export function isOptionalBody(schema: unknown): boolean {
   return !(schema as { required?: string[] } | undefined)?.required?.length;
 }
 
+/**
+ * Whether a request may leave its body out and be taken: the validator reads a missing body as {}
+ * when the schema requires no field, and {} (with its defaults) must then pass the rest of it (a
+ * PATCH asks for at least one field). The OpenAPI document's `requestBody.required` (app.ts).
+ */
+export function acceptsNoBody(schema: unknown): boolean {
+  if (!schema || !isOptionalBody(schema)) return false;
+  return Value.Check(schema as TSchema, Value.Default(schema as TSchema, {}));
+}
+
 export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = TypeCompiler.Compile(schema);
   const convert = httpPart !== 'body';
