@@ -1,5 +1,7 @@
 // For the encode jobs' unit tests: a probed source and the options of an encode of it, for the
 // checks that refuse a request before ffmpeg runs.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { pino } from 'pino';
 import type { EncodeRequest__Output, ProbeResult__Output, RenditionSpec__Output } from '@kino/proto';
@@ -67,4 +69,17 @@ export function testEncodeOptions(request: Partial<EncodeRequest__Output>): Enco
     logger: pino({ level: 'silent' }),
     onProgress: () => {},
   };
+}
+
+/**
+ * Writes a source for a job to run on: `seconds` of testsrc2 at 160x90 and 25 fps with a 440 Hz
+ * tone, H.264 (ultrafast) and AAC; `outputArgs` go before the path (e.g. `-movflags +faststart`).
+ */
+export function makeTestSource(path: string, seconds: number, outputArgs: string[] = []): void {
+  const made = spawnSync('ffmpeg', [
+    ...['-v', 'error', '-f', 'lavfi', '-i', `testsrc2=size=160x90:rate=25:duration=${seconds}`],
+    ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', ...outputArgs, path],
+  ]);
+  assert.equal(made.status, 0, made.stderr.toString());
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ProbeResult__Output, RenditionSpec__Output } from '@kino/proto';
 import { parseMediaPlaylist } from '@kino/ffmpeg';
 import { withAbsoluteUris } from '@kino/proto/contract';
-import { test90pSpec, testEncodeOptions, testSource } from './encode-options.fixture.ts';
+import { makeTestSource, test90pSpec, testEncodeOptions, testSource } from './encode-options.fixture.ts';
 import type { EncodeJobProgress } from './encode-options.ts';
 import { UrlRefusedError } from './errors.ts';
 import { encodeHls } from './hls-encode.ts';
@@ -29,30 +29,7 @@ const source: ProbeResult__Output = {
 };
 const spec: RenditionSpec__Output = test90pSpec;
 
-beforeAll(() => {
-  const made = spawnSync('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=160x90:rate=25:duration=8',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:duration=8',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-c:a',
-    'aac',
-    '-movflags',
-    '+faststart',
-    sourcePath,
-  ]);
-  assert.equal(made.status, 0, made.stderr.toString());
-});
+beforeAll(() => makeTestSource(sourcePath, 8, ['-movflags', '+faststart']));
 
 // Storage's presigned PUTs (refused with 403 while `refusing`), and the source over HTTP: it arrives
 // in part, then holds, while `holding` (ffmpeg has finished segments to upload, and waits for more).

@@ -3,40 +3,18 @@
 // first listed), so that the orchestrator hints no part after it.
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LiveFile } from '@kino/proto';
-import { test90pSpec, testEncodeOptions, testSource } from '../encode-options.fixture.ts';
+import { makeTestSource, test90pSpec, testEncodeOptions, testSource } from '../encode-options.fixture.ts';
 import type { LiveEvent } from '../encode-options.ts';
 import { runLiveJob } from './live.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kino-live-job-'));
 const sourcePath = join(dir, 'source.mp4');
 
-beforeAll(() => {
-  const made = spawnSync('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=160x90:rate=25:duration=4.4',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:duration=4.4',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-c:a',
-    'aac',
-    sourcePath,
-  ]);
-  assert.equal(made.status, 0, made.stderr.toString());
-});
+beforeAll(() => makeTestSource(sourcePath, 4.4));
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeResult__Output } from '@kino/proto';
 import { FfmpegAbortedError } from '@kino/ffmpeg';
-import { test90pSpec, testEncodeOptions, testSource as source } from '../encode-options.fixture.ts';
+import { makeTestSource, test90pSpec, testEncodeOptions, testSource as source } from '../encode-options.fixture.ts';
 import type { EncodeJobProgress } from '../encode-options.ts';
 import { InvalidRequestError, asJobError } from '../errors.ts';
 import { runWholeJob } from './whole.ts';
@@ -41,12 +40,7 @@ const storage = createServer((request, response) => {
 let base = '';
 
 beforeAll(async () => {
-  const made = spawnSync('ffmpeg', [
-    ...['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=25:duration=2'],
-    ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-c:v', 'libx264', '-preset', 'ultrafast'],
-    ...['-c:a', 'aac', sourcePath],
-  ]);
-  assert.equal(made.status, 0, made.stderr.toString());
+  makeTestSource(sourcePath, 2);
   await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(storage.address() as AddressInfo).port}`;
 });
