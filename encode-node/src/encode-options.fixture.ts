@@ -1,5 +1,5 @@
 // For the encode jobs' unit tests: a probed source and the options of an encode of it, for the
-// checks that refuse a request before ffmpeg runs.
+// checks that refuse a request before ffmpeg runs; and a small source file for those that run it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';

@@ -91,12 +91,12 @@ afterAll(async () => {
 });
 
 /** How the orchestrator's log names each kind of work on a node (its `<what> on node` line). */
-const nodeWork: Record<string, (msg: string) => boolean> = {
-  probeSource: (msg) => msg === 'probe on node',
-  makeThumbnail: (msg) => msg === 'thumbnail on node',
-  makeStoryboard: (msg) => msg === 'storyboard on node',
-  encodeAudioTrack: (msg) => msg === 'audio track on node',
-  encodeLive: (msg) => msg.startsWith('live encode of ') && msg.endsWith(' on node'),
+const nodeWork: Record<string, RegExp> = {
+  probeSource: /^probe on node$/,
+  makeThumbnail: /^thumbnail on node$/,
+  makeStoryboard: /^storyboard on node$/,
+  encodeAudioTrack: /^audio track on node$/,
+  encodeLive: /^live encode of .+ on node$/,
 };
 
 /**
@@ -107,27 +107,24 @@ const nodeWork: Record<string, (msg: string) => boolean> = {
  * a test holding work on a hung node does not have.
  */
 async function nodeSentTo(videoId: string, type: string): Promise<string | undefined> {
-  const isWork = nodeWork[type];
-  if (!isWork) throw new Error(`no orchestrator log line is known for ${type}'s node`);
-  const text = await readFile(join(farm.services.dir, 'logs', 'orchestrator.log'), 'utf8');
+  const message = nodeWork[type];
+  if (!message) throw new Error(`no orchestrator log line is known for ${type}'s node`);
+  const log = await readFile(join(farm.services.dir, 'logs', 'orchestrator.log'), 'utf8');
   let nodeId: string | undefined;
-  for (const line of text.split('\n')) {
+  for (const line of log.split('\n')) {
     if (!line.startsWith('{') || !line.includes(videoId)) continue;
     const entry = JSON.parse(line) as { msg?: string; videoId?: string; nodeId?: string };
-    if (entry.videoId === videoId && isWork(entry.msg ?? '')) nodeId = entry.nodeId;
+    if (entry.videoId === videoId && message.test(entry.msg ?? '')) nodeId = entry.nodeId;
   }
   return nodeId;
 }
 
 /**
- * The activity of `type` running now for the video (started, not merely scheduled); for work on a
- * node, once the orchestrator has sent it to one (`nodeSentTo`).
+ * The activity of `type` running now for the video: work on a node once the orchestrator has sent
+ * it to one (`nodeSentTo`); with `onNode: false`, its processVideo activity started (not merely
+ * scheduled).
  */
-async function running(
-  videoId: string,
-  type: string,
-  { onNode = true, workflowId = workflowIds.processVideo(videoId) } = {},
-): Promise<{ nodeId: string }> {
+async function running(videoId: string, type: string, { onNode = true } = {}): Promise<{ nodeId: string }> {
   return waitFor(
     `${type} of ${videoId} to run${onNode ? ' on a node' : ''}`,
     async () => {
@@ -135,7 +132,7 @@ async function running(
         const nodeId = await nodeSentTo(videoId, type);
         return nodeId ? { nodeId } : undefined;
       }
-      const description = await farm.temporal.workflow.getHandle(workflowId).describe();
+      const description = await farm.temporal.workflow.getHandle(workflowIds.processVideo(videoId)).describe();
       const activity = description.raw.pendingActivities?.find(
         (a) => a.activityType?.name === type && a.state === PENDING_ACTIVITY_STATE_STARTED,
       );
@@ -500,7 +497,7 @@ test('a broadcast whose node is killed, then whose orchestrator is: taken over e
     .find((line) => line && !line.startsWith('#'))!
     .split('/')[0]!;
   const playlistKey = `${objectKeys.hlsPrefix(videoId)}${rung}/${hlsPlaylistName}`;
-  const { nodeId } = await running(videoId, 'encodeLive', { workflowId: workflowIds.liveBroadcast(videoId) });
+  const { nodeId } = await running(videoId, 'encodeLive');
   const victim = nodeId === shortJobs.nodeId ? shortJobs : encodes;
   const storedAtNodeKill = listedSeconds((await storedText(playlistKey))!);
   const nodeKilledAt = Date.now();
