@@ -255,12 +255,19 @@ async function foldedView(seen: Set<string>): Promise<ViewRow> {
         )
       ).filter((r) => !seen.has(r.view_id));
       assert.ok(rows.length <= 1, `one view, not ${rows.length}`);
-      if (!rows[0]) return undefined;
-      const [events] = await clickhouse.query<{ events: number; ended: number }>(
-        `SELECT uniqExact(event_id) AS events, max(type = 'viewend') AS ended FROM ${PLAYBACK_EVENTS_TABLE}
-         WHERE org_id = '${farm.orgId}' AND view_id = '${rows[0].view_id}'`,
-      );
-      return Number(events?.ended) === 1 && Number(rows[0].version) === Number(events?.events) ? rows[0] : undefined;
+      // What delivery has stored of the views not seen yet: the timeout's message, if it comes to that.
+      const stored = (
+        await clickhouse.query<{ view_id: string; types: string[]; events: number }>(
+          `SELECT view_id, groupArray(type) AS types, uniqExact(event_id) AS events FROM ${PLAYBACK_EVENTS_TABLE}
+           WHERE org_id = '${farm.orgId}' AND video_id = '${videoId}' GROUP BY view_id`,
+        )
+      ).filter((view) => !seen.has(view.view_id));
+      const state = `events stored: ${JSON.stringify(stored.map((view) => view.types))}; folded: ${rows.map((r) => `version ${r.version}`).join(', ') || 'none'}`;
+      const row = rows[0];
+      const events = stored.find((view) => view.view_id === row?.view_id);
+      if (!row || !events?.types.includes('viewend') || Number(row.version) !== Number(events.events))
+        throw new Error(state);
+      return row;
     },
     { timeoutMs: 60_000, intervalMs: 250 },
   );
@@ -352,13 +359,16 @@ describe('a view reported by <kino-player>', () => {
     assert.deepEqual([row.failed, row.error_code, row.started, row.play_requested], [1, code, 0, 1]);
   });
 
-  test('a page closed before the first frame is an exit before start', async () => {
+  test('a page left before the first frame is an exit before start', async () => {
     proxy.reset({ kind: 'hang' });
     const page = await openView();
     await page.waitForFunction(() => (window as unknown as { page: PageView }).page.played);
     // The viewer leaves: the page hides and unloads (pagehide), and its last batch goes by sendBeacon.
+    // The tab stays open until the view is read (afterEach closes it): Chromium may run the old
+    // document's pagehide after the new one has loaded (under load here, the beacon reached the proxy
+    // 1 to 100 ms before goto returned), and a tab closed at once could lose the beacon its pagehide
+    // sends: the likely cause of stop 70's CI failure, a view never folded with its `viewend`.
     await page.goto('about:blank');
-    await page.close();
     const row = await foldedView(folded);
     assert.deepEqual([row.play_requested, row.started, row.failed], [1, 0, 0]);
     proxy.reset({ kind: 'pass' });
