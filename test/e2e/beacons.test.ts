@@ -367,7 +367,7 @@ describe('a view reported by <kino-player>', () => {
     // The tab stays open until the view is read (afterEach closes it): Chromium may run the old
     // document's pagehide after the new one has loaded (under load here, the beacon reached the proxy
     // 1 to 100 ms before goto returned), and a tab closed at once could lose the beacon its pagehide
-    // sends: the likely cause of stop 70's CI failure, a view never folded with its `viewend`.
+    // sends: the likely cause of session 37's CI failure, a view never folded with its `viewend`.
     await page.goto('about:blank');
     const row = await foldedView(folded);
     assert.deepEqual([row.play_requested, row.started, row.failed], [1, 0, 0]);
