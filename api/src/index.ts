@@ -13,3 +13,5 @@ export {
 // For test/api/encoding-mapping.test.ts, which checks them against the orchestrator's ladder.
 export { ProcessBody } from './routes/videos/process.ts';
 export { withDefaultParameters } from './videos/encoding-parameters.ts';
+// For test/api/contract-fuzz.test.ts, which raises every rule out of reach.
+export { defaultRateLimits } from './plugins/rate-limits.ts';
