@@ -14,6 +14,8 @@ import { startTestStack } from '@kino/test/support/stack';
 export interface DeliveryNode {
   url: string;
   process: ManagedProcess;
+  /** Its log (pino's JSON lines); set for the nodes startAnotherDelivery starts. */
+  logFile?: string;
 }
 
 export interface DeliveryStack {
@@ -95,6 +97,7 @@ export async function startDeliveryStack({
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const dir = join(test.dir, name);
+      const logFile = join(dir, 'delivery.log');
       const child = startProcess(name, process.execPath, [kinoBin, 'delivery'], {
         env: {
           ...process.env,
@@ -107,14 +110,14 @@ export async function startDeliveryStack({
           GLIBC_TUNABLES: MALLOC_TUNABLES,
           ...overrides,
         },
-        logFile: join(dir, 'delivery.log'),
+        logFile,
       });
       extraNodes.push(child);
       await waitFor(`${name} on ${url}/health`, async () => {
         const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
         return response?.ok || undefined;
       });
-      return { url, process: child };
+      return { url, process: child, logFile };
     },
     async stop() {
       await Promise.all(extraNodes.map((node) => node.stop()));

@@ -3,6 +3,7 @@
 // the farm's part, with an encode queue entry a request must raise and a segment it then stores.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { waitFor } from '@kino/dev';
 import { enqueueEncode, markVideoFailed } from '@kino/database/repositories';
 import { contentTypeForHlsFile, objectKeys } from '@kino/proto/contract';
@@ -171,6 +172,21 @@ describe('a segment not made yet', () => {
     const download = await fetch(`${node.url}/${video.videoId}/360p.mp4`);
     assert.equal(download.status, 503);
     assert.equal(download.headers.get('retry-after'), '5');
+    // The operator reads each in the node's log: its path (never a query, which may hold a token) and code.
+    await waitFor('both answers in the log', async () => {
+      const warned = (await readFile(node.logFile!, 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('delivery answered 5xx'))
+        .map((line) => JSON.parse(line) as { path: string; status: number; code: string });
+      assert.deepEqual(
+        warned.map(({ path, status, code }) => [path, status, code]),
+        [
+          [`/${video.videoId}/360p/${segmentName(3)}`, 503, 'service_unavailable'],
+          [`/${video.videoId}/360p.mp4`, 503, 'service_unavailable'],
+        ],
+      );
+      return true;
+    });
   });
 
   test('a viewer who leaves while waiting stops its wait: no segment row, 499 in the request metrics', async () => {

@@ -26,7 +26,7 @@
 // shorter than its sound (5 s, sound to 8 s) holds its last frame to the sound's end, in segments
 // cut as any picture's. A video published just in time plays from the moment it is ready, from its
 // bootstrap master (2 s bootstrap segments first, issue 55), public and through its signed URL.
-import { afterAll, beforeAll, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -50,7 +50,7 @@ import {
   type PageHost,
   type PlayerOutcome,
 } from '@kino/test/support/players';
-import { startFarm, type Farm } from '../farm/farm.ts';
+import { logLinesSince, startFarm, type Farm } from '../farm/farm.ts';
 
 // The player page: plays `?src=` to the end, fast, and leaves the outcome on window.playback.
 const page = `<!doctype html>
@@ -245,6 +245,15 @@ beforeAll(async () => {
   applicationOrigin = `http://127.0.0.1:${(application.address() as AddressInfo).port}`;
   await farm.startNode('a', { slots: 2 });
   privateVideoId = await transcode(clip, false);
+});
+
+// A player's failure beside what delivery answered meanwhile: each 5xx with its code, and any error.
+beforeEach(({ onTestFailed }) => {
+  const since = Date.now();
+  onTestFailed(async () => {
+    const lines = await logLinesSince(farm, 'delivery', { since });
+    console.error(`delivery's warnings and errors during the test (${lines.length}):\n${lines.join('\n')}`);
+  });
 });
 
 afterAll(async () => {

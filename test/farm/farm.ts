@@ -61,6 +61,23 @@ export async function nodeJobs(node: FarmNodeProcess): Promise<NodeJob[]> {
   return jobs;
 }
 
+/**
+ * A part's log lines (`delivery`, `orchestrator`, ...) at pino level `level` or above (40 warn, 50
+ * error) written since `since` (ms): what a failed test prints beside its own message.
+ */
+export async function logLinesSince(
+  farm: Pick<Farm, 'services'>,
+  part: string,
+  { since, level = 40 }: { since: number; level?: number },
+): Promise<string[]> {
+  const text = await readFile(join(farm.services.dir, 'logs', `${part}.log`), 'utf8');
+  return text.split('\n').filter((line) => {
+    if (!line.startsWith('{')) return false;
+    const entry = JSON.parse(line) as { level?: number; time?: number };
+    return (entry.level ?? 0) >= level && (entry.time ?? 0) >= since;
+  });
+}
+
 export interface RunningEncode {
   videoId: string;
   nodeId: string;
