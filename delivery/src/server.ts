@@ -123,16 +123,18 @@ export function createDeliveryServer(deps: DeliveryDeps): Server {
         : error instanceof StorageUnavailableError
           ? storageUnavailable()
           : new DeliveryError(500, 'internal_error', 'The delivery node failed to answer; try again.');
-    // The path, not the query: a private URL's token is a credential.
-    const path = (req.url ?? '').split('?')[0];
-    if (!known) logger.error({ err: error, path }, 'delivery request failed');
-    // An answer of the node's own that says "try again" (a segment still being made, signing keys
-    // out of reach): the operator sees why players retried, and a failed test can say which it was.
-    else if (failure.status >= 500)
-      logger.warn(
-        { path, status: failure.status, code: failure.code, detail: failure.detail },
-        'delivery answered 5xx',
-      );
+    // Logged: an unexpected error, and an answer of the node's own that says "try again" (a segment
+    // still being made, signing keys out of reach), so the operator sees why players retried. The
+    // path, not the query: a private URL's token is a credential.
+    if (!known || failure.status >= 500) {
+      const path = (req.url ?? '').split('?')[0];
+      if (!known) logger.error({ err: error, path }, 'delivery request failed');
+      else
+        logger.warn(
+          { path, status: failure.status, code: failure.code, detail: failure.detail },
+          'delivery answered 5xx',
+        );
+    }
     if (res.headersSent) {
       res.destroy();
       return;

@@ -24,7 +24,7 @@ import { hlsPlaylistName, objectKeys, workflowIds } from '@kino/proto/contract';
 import { getLiveStream } from '@kino/database/repositories';
 import { countDecodedFrames, countFramesInFile, makeClip } from '@kino/test/support/media';
 import { publishTestsrc } from '@kino/test/support/live-publisher';
-import { attemptsByActivity, nodeJobs, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
+import { attemptsByActivity, nodeJobs, partLogFile, startFarm, type Farm, type FarmNodeProcess } from './farm.ts';
 
 /**
  * The registry's heartbeat timeout: long enough that a node hung just before work is sent to it is
@@ -109,7 +109,7 @@ const nodeWork: Record<string, RegExp> = {
 async function nodeSentTo(videoId: string, type: string): Promise<string | undefined> {
   const message = nodeWork[type];
   if (!message) throw new Error(`no orchestrator log line is known for ${type}'s node`);
-  const log = await readFile(join(farm.services.dir, 'logs', 'orchestrator.log'), 'utf8');
+  const log = await readFile(partLogFile(farm, 'orchestrator'), 'utf8');
   let nodeId: string | undefined;
   for (const line of log.split('\n')) {
     if (!line.startsWith('{') || !line.includes(videoId)) continue;

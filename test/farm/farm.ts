@@ -61,17 +61,22 @@ export async function nodeJobs(node: FarmNodeProcess): Promise<NodeJob[]> {
   return jobs;
 }
 
+/** Where a part of the farm (`delivery`, `orchestrator`, ...) writes its log. */
+export function partLogFile(farm: Pick<Farm, 'launcher'>, part: string): string {
+  return join(farm.launcher.layout.logsDir, `${part}.log`);
+}
+
 /**
- * A part's log lines (`delivery`, `orchestrator`, ...) at pino level `level` or above (40 warn, 50
- * error) written since `since` (ms): what a failed test prints beside its own message.
+ * A part's log lines at pino level `level` or above (40 warn, 50 error) written since `since` (ms):
+ * what a failed test prints beside its own message. A line still being written is left out.
  */
 export async function logLinesSince(
-  farm: Pick<Farm, 'services'>,
+  farm: Pick<Farm, 'launcher'>,
   part: string,
   { since, level = 40 }: { since: number; level?: number },
 ): Promise<string[]> {
-  const text = await readFile(join(farm.services.dir, 'logs', `${part}.log`), 'utf8');
-  return text.split('\n').filter((line) => {
+  const lines = (await readFile(partLogFile(farm, part), 'utf8')).split('\n').slice(0, -1);
+  return lines.filter((line) => {
     if (!line.startsWith('{')) return false;
     const entry = JSON.parse(line) as { level?: number; time?: number };
     return (entry.level ?? 0) >= level && (entry.time ?? 0) >= since;
